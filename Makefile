@@ -1,0 +1,50 @@
+# Jarvis set-up and everyday commands. `make demo` and `make test` are all a new machine needs.
+#
+# PyTorch: the set-up installs TORCH_SPEC before everything else so that pip never pulls the
+# multi-gigabyte CUDA build as a side effect. On a machine with an NVIDIA GPU, pick a CUDA build:
+#   make setup TORCH_INDEX=https://download.pytorch.org/whl/cu126
+# On a non-Linux or CPU-only machine elsewhere, the CPU wheels live at .../whl/cpu.
+
+PYTHON      ?= python3
+VENV        ?= .venv
+TORCH_SPEC  ?= torch==2.13.0
+TORCH_INDEX ?=
+BIN         := $(VENV)/bin
+STAMP       := $(VENV)/.jarvis-installed
+NODE_STAMP  := mcserver/node_modules/.jarvis-installed
+
+.PHONY: setup demo test bench eval corpus clean
+
+setup: $(STAMP) $(NODE_STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet "$(TORCH_SPEC)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+# The in-game demo's Minecraft server (flying-squid) and bot player (mineflayer), pinned by package-lock.json.
+$(NODE_STAMP): mcserver/package.json mcserver/package-lock.json
+	cd mcserver && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Main job on the bundled default, offline: see README "Quick start".
+demo: setup
+	$(BIN)/python -m jarvis.demo
+
+test: setup
+	$(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/python bench/run_all.py
+
+eval: setup
+	$(BIN)/jarvis eval --json eval-report/results.json --out eval-report
+
+# Regenerate the bundled corpus after editing jarvis/samplewiki/articles/.
+corpus: setup
+	$(BIN)/python -m jarvis.samplewiki build-corpus
+
+clean:
+	rm -rf $(VENV) mcserver/node_modules .pytest_cache eval-report

@@ -1,0 +1,17 @@
+"""The crawler stage: a MediaWiki site -> corpus JSONL (see DESIGN.md).
+
+Public API:
+- ``crawl(start_url, out_path, settings, max_pages=, resume=, progress=) -> CrawlReport``
+- ``extract_article(html, url) -> ExtractedPage | None``: one page's title and prose paragraphs
+- ``CrawlSettings``, ``CrawlReport``, ``CrawlError`` (user error), ``Page`` and the corpus helpers
+"""
+from crawler.corpus import CorpusError, Page, content_sha1, iter_corpus, read_corpus, write_corpus
+from crawler.crawl import CrawlError, CrawlReport, crawl
+from crawler.extract import ExtractedPage, extract_article
+from crawler.filters import skip_reason
+from crawler.settings import CrawlSettings
+
+__all__ = [
+    "CorpusError", "CrawlError", "CrawlReport", "CrawlSettings", "ExtractedPage", "Page", "content_sha1",
+    "crawl", "extract_article", "iter_corpus", "read_corpus", "skip_reason", "write_corpus",
+]

@@ -1,0 +1,363 @@
+"""The crawl: from a start URL, follow article links through a MediaWiki site into a corpus.
+
+One coordinator (the calling thread) owns all crawl state: the frontier, the records, the
+journal. A small pool of worker threads fetches and extracts pages (``_visit``) and hands
+back ``FetchRecord``s; only the coordinator records them, so no state is shared between
+threads except the read-only recrawl cache.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+from collections import Counter, deque
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from tqdm import tqdm
+
+from crawler.corpus import CorpusError, content_sha1, iter_corpus, write_corpus
+from crawler.dedupe import build_pages, identity
+from crawler.extract import ExtractedPage, extract_article
+from crawler.fetch import UNREACHABLE, FetchResult, Fetcher, Validators
+from crawler.filters import FOLLOW_LINKS_OF, followable_links, skip_reason
+from crawler.journal import (Document, FetchRecord, Journal, journal_path, load_state, save_state,
+                             state_path)
+from crawler.settings import CrawlSettings
+from crawler.urls import Scope, normalize_url
+
+log = logging.getLogger(__name__)
+
+
+class CrawlError(Exception):
+    """A crawl that cannot start: bad arguments, unreachable start host, a start page that fails."""
+
+    user_error = True
+
+
+@dataclass
+class CrawlReport:
+    out_path: Path
+    stored: int = 0                 # corpus pages written
+    aliases: int = 0                # alias titles over all pages
+    visited: int = 0                # URLs fetched in this run
+    resumed: int = 0                # URLs replayed from an interrupted crawl's journal
+    not_modified: int = 0           # 304 answers to conditional requests
+    requests: int = 0               # HTTP requests sent (retries, redirects and robots.txt included)
+    retries: int = 0
+    bytes: int = 0                  # received: status lines, headers, bodies
+    seconds: float = 0.0
+    limit_reached: bool = False     # stopped at --max-pages
+    skipped: Counter = field(default_factory=Counter)  # reason -> URLs
+
+    @property
+    def pages_per_second(self) -> float:
+        return self.visited / self.seconds if self.seconds > 0 else 0.0
+
+    def summary(self) -> str:
+        lines = [f"stored {self.stored} pages with {self.aliases} aliases in {self.out_path}"
+                 + (" (--max-pages reached)" if self.limit_reached else "")]
+        visited = f"visited {self.visited} URLs in {self.seconds:.1f} s ({self.pages_per_second:.1f} pages/s)"
+        if self.resumed:
+            visited += f", {self.resumed} more replayed from the interrupted crawl"
+        lines.append(f"{visited}; {self.requests} requests, {_size(self.bytes)} received, "
+                     f"{self.not_modified} not modified, {self.retries} retries")
+        if self.skipped:
+            reasons = ", ".join(f"{n} {reason}" for reason, n in self.skipped.most_common())
+            lines.append(f"skipped {sum(self.skipped.values())} URLs: {reasons}")
+        else:
+            lines.append("skipped nothing")
+        return "\n".join(lines)
+
+
+def crawl(start_url: str, out_path: str | Path, settings: CrawlSettings | None = None, *,
+          max_pages: int | None = None, resume: bool = False, progress: bool = True) -> CrawlReport:
+    """Crawl the wiki at start_url into the corpus JSONL out_path (written atomically at the end).
+
+    With resume, an interrupted crawl of out_path continues from its journal. A crawl of a
+    site crawled before sends conditional requests and reuses what did not change.
+    Raises CrawlError (a user error) when the crawl cannot start.
+    """
+    settings = settings or CrawlSettings()
+    _check_arguments(start_url, settings, max_pages)
+    job = _Crawl(normalize_url(start_url), Path(out_path), settings, max_pages, progress)
+    return job.run(resume)
+
+
+def _check_arguments(start_url: str, settings: CrawlSettings, max_pages: int | None) -> None:
+    parts = urlsplit(start_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise CrawlError(f"the start URL must be an http(s) URL, got {start_url!r}")
+    if max_pages is not None and max_pages < 1:
+        raise CrawlError(f"--max-pages must be at least 1, got {max_pages}")
+    if settings.workers < 1:
+        raise CrawlError(f"--workers must be at least 1, got {settings.workers}")
+    if settings.delay < 0:
+        raise CrawlError(f"--delay cannot be negative, got {settings.delay}")
+
+
+class _UrlClaims:
+    """URLs the crawl has fetched or queued. Thread-safe: a worker that meets a redirect claims
+    its target before following it, so no URL is ever requested twice."""
+
+    def __init__(self) -> None:
+        self._urls: set[str] = set()
+        self._lock = threading.Lock()
+
+    def claim(self, url: str) -> bool:
+        """True if url was not claimed yet (and now is)."""
+        with self._lock:
+            if url in self._urls:
+                return False
+            self._urls.add(url)
+            return True
+
+    def add(self, urls: list[str]) -> None:
+        with self._lock:
+            self._urls.update(urls)
+
+    def __contains__(self, url: str) -> bool:
+        with self._lock:
+            return url in self._urls
+
+
+class _Crawl:
+    def __init__(self, start_url: str, out: Path, settings: CrawlSettings, max_pages: int | None,
+                 progress: bool) -> None:
+        self.start_url = start_url
+        self.out = out
+        self.settings = settings
+        self.max_pages = max_pages
+        self.progress = progress
+        self.stop = threading.Event()
+        self.fetcher = Fetcher(settings, self.stop)
+        self.journal = Journal(journal_path(out), settings.checkpoint_every)
+        self.scope = Scope.from_url(start_url)
+        self.records: dict[str, FetchRecord] = {}
+        self.claimed = _UrlClaims()             # URLs fetched or queued
+        self.frontier: deque[str] = deque()
+        self.contents: set[str] = set()         # sha1 of the articles so far (for --max-pages)
+        self.skipped = 0
+        self.previous: dict[str, Document] = {}    # the last crawl's documents, reusable after a 304
+        self.validators: dict[str, Validators] = {}
+        self.report = CrawlReport(out_path=out)
+        self.bar: tqdm | None = None
+
+    # ------------------------------------------------------------------ the run
+
+    def run(self, resume: bool) -> CrawlReport:
+        began = time.monotonic()
+        self._load_previous_crawl()
+        header, records, valid_length = Journal.read(self.journal.path)
+        try:
+            if resume and header is not None:
+                self._replay(header, records, valid_length)
+            else:
+                if resume:
+                    log.warning("no interrupted crawl of %s to resume; starting a new crawl", self.out)
+                elif header is not None:
+                    log.warning("discarding the interrupted crawl of %s (use --resume to continue it)", self.out)
+                self._start()
+            # The bar starts once the crawl has: a start that fails prints one line, no bar.
+            self.bar = tqdm(desc="crawl", unit="page", file=sys.stderr, disable=not self.progress,
+                            dynamic_ncols=True, initial=len(self.records))
+            self._crawl_frontier()
+        finally:
+            self.stop.set()
+            if self.bar is not None:
+                self.bar.close()
+            self.journal.close()
+            self.fetcher.close()
+
+        built = build_pages(self.records.values(), self.scope, self.max_pages)
+        pages = built.pages
+        write_corpus(pages, self.out)
+        if self.settings.conditional:
+            documents = {r.document.url: r.document for r in self.records.values() if r.document}
+            save_state(state_path(self.out), self.start_url, list(documents.values()))
+        self.journal.remove()
+
+        report = self.report
+        report.stored = len(pages)
+        report.aliases = sum(len(p.aliases) for p in pages)
+        report.skipped = Counter(r.skip for r in self.records.values() if r.skip not in (None, "redirect"))
+        report.skipped.update(built.broken_redirects.values())
+        report.limit_reached = self._full()
+        traffic = self.fetcher.traffic
+        report.requests, report.bytes = traffic.requests, traffic.bytes
+        report.not_modified, report.retries = traffic.not_modified, traffic.retries
+        report.seconds = time.monotonic() - began
+        log.info("crawl finished: %s", report.summary().replace("\n", "; "))
+        return report
+
+    def _start(self) -> None:
+        """Fetch the start page (its failure is the user's error) and learn the crawl's scope."""
+        origin = self.scope.origin
+        if self.settings.obey_robots:
+            self.fetcher.robots(origin)
+            if origin in self.fetcher.unreachable:
+                raise CrawlError(f"cannot reach {origin} ({self.fetcher.unreachable[origin]})")
+        self.claimed.claim(self.start_url)
+        result = self.fetcher.fetch(self.start_url, follow=self.claimed.claim)
+        if result.error:
+            if result.error in UNREACHABLE:
+                raise CrawlError(f"cannot reach {origin} ({result.error})")
+            raise CrawlError(f"cannot crawl from {self.start_url}: {result.error}")
+        page = extract_article(result.text or "", result.final_url)
+        if page is None:
+            raise CrawlError(f"{self.start_url} is not a MediaWiki page (no #firstHeading, no article body)")
+        self.scope = Scope.from_url(result.final_url, page.article_path)
+        log.info("crawling %s%s*", self.scope.origin, self.scope.article_path)
+        self.journal.start({"start": self.start_url, "origin": self.scope.origin,
+                            "article_path": self.scope.article_path})
+        self._record(self._record_of(result, page))
+
+    def _replay(self, header: dict, records: list[FetchRecord], valid_length: int) -> None:
+        if header.get("start") != self.start_url:
+            raise CrawlError(f"the interrupted crawl of {self.out} started at {header.get('start')}, "
+                             f"not {self.start_url}; run without --resume to start over")
+        self.scope = Scope(origin=header["origin"], article_path=header["article_path"])
+        self.journal.reopen(valid_length)
+        for record in records:  # claim every URL done first, so that replayed links do not queue them
+            document = record.document
+            self.claimed.add([record.url, *record.redirects] + ([document.url] if document else []))
+        for record in records:
+            self._record(record, replayed=True)
+        self.report.resumed = len(records)
+        if self.claimed.claim(self.start_url):
+            self.frontier.appendleft(self.start_url)
+        log.info("resuming: %d URLs done, %d queued", len(records), len(self.frontier))
+
+    def _crawl_frontier(self) -> None:
+        workers = self.settings.workers
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="crawl")
+        in_flight: dict[Future, str] = {}
+        try:
+            while True:
+                while self.frontier and len(in_flight) < 2 * workers and not self._full():
+                    url = self.frontier.popleft()
+                    in_flight[pool.submit(self._visit, url, self.scope)] = url
+                if not in_flight:
+                    break
+                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    del in_flight[future]
+                    self._record(future.result())
+                self._show_progress(len(done), len(in_flight))
+        finally:
+            self.stop.set()  # on Ctrl-C: workers stop waiting and retrying
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    # ------------------------------------------------------------------ one URL (worker threads)
+
+    def _visit(self, url: str, scope: Scope) -> FetchRecord:
+        """Fetch, extract and judge one URL. Never raises: a failure is a skip reason."""
+        try:
+            result = self.fetcher.fetch(url, in_scope=scope.contains, validators=self.validators,
+                                        follow=self.claimed.claim)
+            if result.error:
+                if result.error != "stopped":
+                    log.warning("skipped %s: %s", url, result.error)
+                return FetchRecord(url=url, skip=result.error, redirects=result.redirects)
+            if result.redirect_to:
+                return FetchRecord(url=url, skip="redirect", redirects=result.redirects,
+                                   redirect_to=result.redirect_to)
+            if result.not_modified:
+                document = replace(self.previous[result.final_url], etag=result.etag,
+                                   last_modified=result.last_modified)
+                return FetchRecord(url=url, skip=document.skip, document=document, redirects=result.redirects,
+                                   not_modified=True)
+            page = extract_article(result.text or "", result.final_url)
+            if page is None:
+                log.warning("skipped %s: not a wiki page", url)
+                return FetchRecord(url=url, skip="not a wiki page", redirects=result.redirects)
+            return self._record_of(result, page, scope)
+        except Exception as exc:  # noqa: BLE001 - one bad page must never end the crawl
+            log.warning("skipped %s: %s: %s", url, type(exc).__name__, exc, exc_info=log.isEnabledFor(logging.DEBUG))
+            return FetchRecord(url=url, skip=f"error ({type(exc).__name__})")
+
+    def _record_of(self, result: FetchResult, page: ExtractedPage, scope: Scope | None = None) -> FetchRecord:
+        scope = scope or self.scope
+        skip = skip_reason(page, self.settings)
+        if skip is not None:
+            log.debug("not stored: %s (%s)", page.title, skip)
+        article = skip is None
+        document = Document(
+            url=result.final_url, title=page.title, canonical_url=page.url, skip=skip,
+            sha1=content_sha1(page.paragraphs) if article else "",
+            paragraphs=page.paragraphs if article else [],
+            redirected_from=page.redirected_from,
+            links=followable_links(page, scope, self.settings) if skip in FOLLOW_LINKS_OF else [],
+            etag=result.etag, last_modified=result.last_modified)
+        return FetchRecord(url=result.url, skip=skip, document=document, redirects=result.redirects)
+
+    # ------------------------------------------------------------------ bookkeeping (coordinator)
+
+    def _record(self, record: FetchRecord, replayed: bool = False) -> None:
+        """Keep a record: journal it first, then queue its links (so a resumed crawl finds them)."""
+        if record.skip == "stopped":
+            return  # cut short by Ctrl-C: not done, a resumed crawl fetches it
+        if not replayed:
+            self.journal.append(record)
+            self.report.visited += 1
+        self.records[record.url] = record
+        self.skipped += record.skip not in (None, "redirect")
+        self.claimed.add([record.url, *record.redirects])
+        if record.redirect_to and self.claimed.claim(record.redirect_to):
+            self.frontier.appendleft(record.redirect_to)  # claimed by a worker that did not finish
+        document = record.document
+        if document is None:
+            return
+        canonical = normalize_url(self.scope.origin + identity(document.canonical_url))
+        # Reached through a wiki redirect: the canonical URL has the same content, no need to fetch it.
+        self.claimed.add([document.url] + ([canonical] if self.scope.contains(canonical) else []))
+        if record.skip is None:
+            self.contents.add(document.sha1)
+        if document.skip in FOLLOW_LINKS_OF:
+            for link in document.links:
+                if self.claimed.claim(link):
+                    self.frontier.append(link)
+
+    def _full(self) -> bool:
+        return self.max_pages is not None and len(self.contents) >= self.max_pages
+
+    def _show_progress(self, done: int, in_flight: int) -> None:
+        self.bar.update(done)
+        self.bar.set_postfix(stored=len(self.contents), queued=len(self.frontier) + in_flight, skipped=self.skipped,
+                             refresh=False)
+
+    def _load_previous_crawl(self) -> None:
+        """Validators and documents of the last finished crawl of out, for conditional requests.
+        A stored article is only reusable if its paragraphs are still in the old corpus."""
+        if not self.settings.conditional:
+            return
+        documents = load_state(state_path(self.out))
+        if not documents:
+            return
+        paragraphs: dict[str, list[str]] = {}
+        if self.out.is_file():
+            try:
+                paragraphs = {page.sha1: page.paragraphs for page in iter_corpus(self.out)}
+            except CorpusError as exc:
+                log.warning("not reusing the old corpus (%s); fetching everything", exc)
+        for url, document in documents.items():
+            if not (document.etag or document.last_modified) or url == self.start_url:
+                continue
+            if document.skip is None:
+                if document.sha1 not in paragraphs:
+                    continue
+                document.paragraphs = paragraphs[document.sha1]
+            self.previous[url] = document
+            self.validators[url] = Validators(document.etag, document.last_modified)
+        log.info("recrawl: %d pages can be revalidated with conditional requests", len(self.validators))
+
+
+def _size(nbytes: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if nbytes < 1024 or unit == "GB":
+            return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"
+        nbytes /= 1024
+    return f"{nbytes} B"

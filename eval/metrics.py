@@ -1,0 +1,45 @@
+"""SQuAD-style answer scoring: normalize, then token-overlap F1 and exact match, max over gold answers."""
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from typing import Iterable
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = set(string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """Lower-case, drop punctuation and the articles a/an/the, collapse whitespace (the SQuAD v1.1 script's rules)."""
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in _PUNCT)
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def f1_score(prediction: str, gold: str) -> float:
+    pred_tokens = normalize_answer(prediction).split()
+    gold_tokens = normalize_answer(gold).split()
+    if not pred_tokens or not gold_tokens:
+        # SQuAD 2.0 convention: both empty is a match, one empty is not.
+        return float(pred_tokens == gold_tokens)
+    common = Counter(pred_tokens) & Counter(gold_tokens)
+    overlap = sum(common.values())
+    if overlap == 0:
+        return 0.0
+    precision = overlap / len(pred_tokens)
+    recall = overlap / len(gold_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def exact_match(prediction: str, gold: str) -> float:
+    return float(normalize_answer(prediction) == normalize_answer(gold))
+
+
+def best_f1(prediction: str, golds: Iterable[str]) -> float:
+    return max((f1_score(prediction, g) for g in golds), default=0.0)
+
+
+def best_em(prediction: str, golds: Iterable[str]) -> float:
+    return max((exact_match(prediction, g) for g in golds), default=0.0)

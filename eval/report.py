@@ -1,0 +1,231 @@
+"""Evaluation results and their outputs: terminal table, JSON, Markdown report, PNG chart, per-question CSV."""
+from __future__ import annotations
+
+import csv
+import json
+import platform
+import statistics
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from tabulate import tabulate
+
+IR, QA, FULL = "ir", "qa", "full"
+KIND_LABELS = {IR: "IR top-3", QA: "QA (page given)", FULL: "Full system"}
+
+
+@dataclass
+class QuestionResult:
+    line: int
+    question: str
+    expected_title: str
+    answer: str = ""            # QA / full: the reader's answer
+    answer_title: str = ""      # page the answer came from
+    retrieved: list[str] = field(default_factory=list)  # IR / full: titles of the top pages
+    hit: bool = False           # IR: expected page in the top 3
+    f1: float = 0.0
+    em: float = 0.0
+    seconds: float = 0.0
+
+
+@dataclass
+class ConfigResult:
+    """One configuration of one evaluation, e.g. ('full', 'tuned index + fallback:minilm')."""
+
+    kind: str
+    name: str
+    description: str = ""
+    ran: bool = True
+    not_run_reason: str = ""
+    questions: list[QuestionResult] = field(default_factory=list)
+    total_seconds: float = 0.0
+    default: bool = False       # the configuration `jarvis ask` uses; feeds the headline keys
+
+    @property
+    def n(self) -> int:
+        return len(self.questions)
+
+    @property
+    def score(self) -> float | None:
+        """IR: top-3 accuracy; QA and full: mean F1."""
+        if not self.ran or not self.questions:
+            return None
+        values = [q.hit for q in self.questions] if self.kind == IR else [q.f1 for q in self.questions]
+        return sum(values) / len(values)
+
+    @property
+    def em(self) -> float | None:
+        if not self.ran or not self.questions or self.kind == IR:
+            return None
+        return sum(q.em for q in self.questions) / len(self.questions)
+
+    def latency(self, quantile: float) -> float | None:
+        if not self.ran or not self.questions:
+            return None
+        times = sorted(q.seconds for q in self.questions)
+        if len(times) == 1:
+            return times[0]
+        return statistics.quantiles(times, n=100, method="inclusive")[round(quantile * 100) - 1]
+
+    def summary(self) -> dict:
+        return {"kind": self.kind, "name": self.name, "description": self.description, "ran": self.ran,
+                "not_run_reason": self.not_run_reason, "n": self.n, "score": self.score, "em": self.em,
+                "total_seconds": round(self.total_seconds, 3),
+                "p50_seconds": _round(self.latency(0.5)), "p95_seconds": _round(self.latency(0.95)),
+                "default": self.default}
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _fmt(value: float | None, pattern: str) -> str:
+    return "—" if value is None else format(value, pattern)
+
+
+@dataclass
+class EvalReport:
+    questions_file: str
+    configs: list[ConfigResult]
+    measured_at: str = field(default_factory=lambda: datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    machine: str = field(default_factory=lambda: describe_machine())
+
+    def headline(self, kind: str) -> float | None:
+        for config in self.configs:
+            if config.kind == kind and config.default and config.ran:
+                return config.score
+        return None
+
+    @property
+    def n(self) -> int:
+        return max((c.n for c in self.configs), default=0)
+
+    # ---------------------------------------------------------------- outputs
+
+    def rows(self) -> list[list[str]]:
+        rows = []
+        for c in self.configs:
+            name = c.name + (" *" if c.default else "")
+            if not c.ran:
+                rows.append([KIND_LABELS[c.kind], name, "not run", "", "", "", "", c.not_run_reason])
+                continue
+            metric = f"acc {c.score:.3f}" if c.kind == IR else f"F1 {c.score:.3f}"
+            rows.append([KIND_LABELS[c.kind], name, metric, _fmt(c.em, ".3f"), f"{c.total_seconds:.1f}",
+                         _fmt(c.latency(0.5), ".3f"), _fmt(c.latency(0.95), ".3f"), c.description])
+        return rows
+
+    HEADERS = ["evaluation", "configuration", "score", "EM", "total s", "p50 s", "p95 s", "notes"]
+
+    def table(self) -> str:
+        head = f"Jarvis evaluation: {self.n} questions from {self.questions_file} ({self.measured_at}, {self.machine})"
+        return head + "\n" + tabulate(self.rows(), headers=self.HEADERS, tablefmt="simple") + \
+            "\n* = the default configuration (what `jarvis ask` uses)"
+
+    def to_json(self) -> dict:
+        return {
+            "ir_top3_accuracy": self.headline(IR),
+            "qa_f1": self.headline(QA),
+            "full_f1": self.headline(FULL),
+            "n": self.n,
+            "questions_file": self.questions_file,
+            "measured_at": self.measured_at,
+            "machine": self.machine,
+            "configurations": [c.summary() for c in self.configs],
+            "per_question": {f"{c.kind}:{c.name}": [asdict(q) for q in c.questions] for c in self.configs if c.ran},
+        }
+
+    def write_json(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    def write_csv(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["evaluation", "configuration", "line", "question", "expected_title", "hit",
+                             "retrieved", "answer", "answer_title", "f1", "em", "seconds"])
+            for c in self.configs:
+                for q in c.questions:
+                    writer.writerow([c.kind, c.name, q.line, q.question, q.expected_title, int(q.hit),
+                                     " ; ".join(q.retrieved), q.answer, q.answer_title, f"{q.f1:.4f}",
+                                     f"{q.em:.0f}", f"{q.seconds:.4f}"])
+
+    def write_markdown(self, path: Path, chart_name: str = "chart.png") -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [
+            "# Jarvis evaluation report", "",
+            f"- Questions: {self.n} from `{self.questions_file}`",
+            f"- Measured: {self.measured_at} on {self.machine}",
+            "- IR: is the expected page (or one of its aliases) in the top 3? QA: the reader is given the expected "
+            "page; SQuAD-style F1 and exact match, max over the gold answers. Full system: retrieval + reader.",
+            "- `*` marks the default configuration (what `jarvis ask` uses).", "",
+            tabulate(self.rows(), headers=self.HEADERS, tablefmt="github"), "",
+            f"![accuracy, F1 and latency per configuration]({chart_name})", "",
+        ]
+        misses = [(c, q) for c in self.configs if c.default and c.ran for q in c.questions
+                  if (c.kind == IR and not q.hit) or (c.kind != IR and q.f1 < 0.5)]
+        if misses:
+            lines += ["## Misses of the default configurations", "",
+                      tabulate([[KIND_LABELS[c.kind], q.line, q.question, q.expected_title,
+                                 " ; ".join(q.retrieved) if c.kind == IR else q.answer, f"{q.f1:.2f}"]
+                                for c, q in misses],
+                               headers=["evaluation", "line", "question", "expected", "got", "F1"],
+                               tablefmt="github"), ""]
+        path.write_text("\n".join(lines), encoding="utf-8")
+
+    def write_chart(self, path: Path) -> None:
+        import matplotlib
+
+        matplotlib.use("Agg")  # no display needed
+        import matplotlib.pyplot as plt
+
+        ran = [c for c in self.configs if c.ran]
+        labels = [f"{KIND_LABELS[c.kind]}\n{c.name}" for c in ran]
+        colors = {IR: "#4c72b0", QA: "#55a868", FULL: "#c44e52"}
+        fig, (ax_score, ax_time) = plt.subplots(1, 2, figsize=(13, 0.55 * len(ran) + 1.8), sharey=True)
+        ys = range(len(ran))
+        ax_score.barh(ys, [c.score for c in ran], color=[colors[c.kind] for c in ran])
+        for y, c in zip(ys, ran):
+            ax_score.text(min(c.score + 0.01, 0.9), y, f"{c.score:.2f}", va="center", fontsize=8)
+        ax_score.set_xlim(0, 1)
+        ax_score.set_xlabel("IR top-3 accuracy / F1")
+        ax_score.set_yticks(list(ys), labels, fontsize=8)
+        ax_score.invert_yaxis()
+        ax_time.barh(ys, [c.latency(0.5) for c in ran], color=[colors[c.kind] for c in ran], alpha=0.6,
+                     label="p50")
+        ax_time.scatter([c.latency(0.95) for c in ran], list(ys), color="black", marker="|", s=120, label="p95")
+        ax_time.set_xscale("log")
+        ax_time.set_xlabel("seconds per question (log)")
+        ax_time.legend(loc="lower right", fontsize=8)
+        fig.suptitle(f"Jarvis evaluation, {self.n} questions ({self.measured_at})", fontsize=10)
+        fig.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+
+    def write_all(self, out_dir: Path, json_path: Path | None = None) -> list[Path]:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        paths = [out_dir / "report.md", out_dir / "chart.png", out_dir / "questions.csv", out_dir / "results.json"]
+        self.write_markdown(paths[0])
+        self.write_chart(paths[1])
+        self.write_csv(paths[2])
+        self.write_json(paths[3])
+        if json_path is not None and json_path.resolve() != paths[3].resolve():
+            self.write_json(json_path)
+            paths.append(json_path)
+        return paths
+
+
+def describe_machine() -> str:
+    import os
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores, {cpu}, {platform.system()} {platform.machine()}, Python {platform.python_version()}"

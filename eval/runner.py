@@ -1,0 +1,231 @@
+"""The three evaluations of the original Jarvis report, over several configurations side by side.
+
+- IR: is the expected page in the top 3? (tuned index vs the original's baseline profile)
+- QA: the reader is given the expected page; SQuAD-style F1 and exact match.
+- Full system: retrieval + reader, F1 without the page given.
+
+Each reader that can run here is evaluated (span reader per ``--model``, batched and sequential; the
+offline fallback readers); one that cannot load (a model not on disk) is reported as not run.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+from tqdm import tqdm
+
+from crawler.corpus import Page, read_corpus
+from eval.metrics import best_em, best_f1
+from eval.questions import Question, load_questions
+from eval.report import FULL, IR, QA, ConfigResult, EvalReport, QuestionResult
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    questions: Path
+    corpus: Path
+    out_dir: Path
+    index_dir: Path | None = None          # tuned index to evaluate; None: built from the corpus
+    json_path: Path | None = None
+    models: list[str] = field(default_factory=list)
+    quick: bool = False                    # only the default configuration of each evaluation
+    progress: bool = True
+    prerank_paragraphs: int = 12           # the pre-ranking variant reads this many paragraphs
+
+
+@dataclass
+class ReaderConfig:
+    """A reader to evaluate, loaded lazily so a missing model becomes 'not run' instead of an error."""
+
+    name: str
+    description: str
+    load: Callable[[], object]             # -> jarvis.reader.Reader
+    settings_changes: dict = field(default_factory=dict)
+    default: bool = False
+
+
+class PageResolver:
+    """Finds a corpus page by title or alias, case-insensitively (Workbench -> Crafting table)."""
+
+    def __init__(self, pages: list[Page]) -> None:
+        self.pages: dict[str, Page] = {}
+        for page in pages:
+            for name in [page.title, *page.aliases]:
+                self.pages.setdefault(name.casefold(), page)
+
+    def find(self, title: str) -> Page | None:
+        return self.pages.get(title.casefold())
+
+    def same_page(self, expected: str, retrieved_title: str) -> bool:
+        page = self.find(expected)
+        canonical = page.title if page else expected
+        return canonical.casefold() == retrieved_title.casefold()
+
+
+def run_eval(options: EvalOptions, config) -> EvalReport:
+    """Run every evaluation, write report.md, chart.png, questions.csv and results.json; return the report."""
+    from index import Searcher, ensure_index
+    from jarvis.pipeline import Jarvis
+
+    questions = load_questions(options.questions)
+    resolver = PageResolver(read_corpus(options.corpus))
+    missing = sorted({q.expected_title for q in questions if resolver.find(q.expected_title) is None})
+    if missing:
+        log.warning("expected pages not in the corpus (these questions score 0): %s", ", ".join(missing))
+
+    eval_home = config.home / "eval-indexes"
+    tuned_dir = options.index_dir or ensure_index(options.corpus, eval_home / "tuned", profile="tuned",
+                                                  progress=options.progress)
+    profiles = {"tuned": tuned_dir}
+    if not options.quick:
+        profiles["baseline"] = ensure_index(options.corpus, eval_home / "baseline", profile="baseline",
+                                            progress=options.progress)
+    readers = reader_configs(options, config)
+    configs: list[ConfigResult] = []
+    bar = tqdm(total=_planned_runs(len(questions), len(profiles), readers, options), unit="q",
+               desc="eval", disable=not options.progress)
+    try:
+        with Searcher(profiles["tuned"]) as tuned:
+            searchers = {"tuned": tuned}
+            if "baseline" in profiles:
+                searchers["baseline"] = Searcher(profiles["baseline"])
+            for profile, searcher in searchers.items():
+                configs.append(evaluate_ir(profile, searcher, questions, resolver, config.top_k, bar))
+            for reader_config in readers:
+                try:
+                    reader = reader_config.load()
+                except Exception as exc:  # noqa: BLE001 - any load failure means "not run here"
+                    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                    for kind in (QA, FULL):
+                        configs.append(ConfigResult(kind, reader_config.name, reader_config.description,
+                                                    ran=False, not_run_reason=reason))
+                    bar.update(2 * len(questions))
+                    continue
+                settings = replace(config.reader, **reader_config.settings_changes)
+                jarvis = Jarvis(searchers["tuned"], reader, settings, config.top_k)
+                configs.append(evaluate_qa(reader_config, jarvis, questions, resolver, bar))
+                configs.append(evaluate_full(reader_config, "tuned", jarvis, questions, resolver, bar))
+                if reader_config.default and "baseline" in searchers:
+                    original = Jarvis(searchers["baseline"], reader, settings, config.top_k)
+                    configs.append(evaluate_full(replace(reader_config, default=False), "baseline", original,
+                                                 questions, resolver, bar))
+            if "baseline" in searchers:
+                searchers["baseline"].close()
+    finally:
+        bar.close()
+
+    configs.sort(key=lambda c: ({IR: 0, QA: 1, FULL: 2}[c.kind], not c.default))
+    report = EvalReport(questions_file=str(options.questions), configs=configs)
+    for path in report.write_all(options.out_dir, options.json_path):
+        log.info("wrote %s", path)
+    return report
+
+
+def reader_configs(options: EvalOptions, config) -> list[ReaderConfig]:
+    """The readers to compare. The default is what `jarvis ask` would use: the first model, else the fallback."""
+    from jarvis.fallback import load_fallback_reader
+    from jarvis.reader import SpanReader
+
+    readers: list[ReaderConfig] = []
+    for model in options.models or [config.reader.model]:
+        if not model:
+            continue
+        batched = replace(config.reader, model=model, sequential=False)
+        sequential = replace(batched, sequential=True)
+        short = model.rstrip("/").split("/")[-1]
+        readers.append(ReaderConfig(short, f"span reader {model}, batched",
+                                    lambda s=batched: SpanReader.load(s)))
+        if not options.quick:
+            readers.append(ReaderConfig(f"{short} sequential", "one paragraph per forward pass (original)",
+                                        lambda s=sequential: SpanReader.load(s)))
+            readers.append(ReaderConfig(f"{short} pre-rank {options.prerank_paragraphs}",
+                                        f"reads the {options.prerank_paragraphs} best-matching paragraphs",
+                                        lambda s=batched: SpanReader.load(s),
+                                        {"max_paragraphs": options.prerank_paragraphs}))
+    fallbacks = ["minilm", "lexical"] if not options.quick else [config.reader.fallback]
+    for kind in fallbacks:
+        readers.append(ReaderConfig(f"fallback:{kind}", "offline reader, no QA model",
+                                    lambda k=kind: load_fallback_reader(k)))
+    _mark_default(readers)
+    return readers
+
+
+def _mark_default(readers: list[ReaderConfig]) -> None:
+    """The first span reader that loads is the default; with none, the first fallback."""
+    for reader_config in readers:
+        if reader_config.name.startswith("fallback:"):
+            reader_config.default = True
+            return
+        try:
+            reader = reader_config.load()
+        except Exception:  # noqa: BLE001
+            continue
+        reader_config.load = lambda r=reader: r  # keep the loaded model; do not load it twice
+        reader_config.default = True
+        return
+
+
+def _planned_runs(n: int, n_profiles: int, readers: list[ReaderConfig], options: EvalOptions) -> int:
+    runs = n * n_profiles + 2 * n * len(readers)
+    if not options.quick:
+        runs += n  # the original configuration: baseline index + default reader
+    return runs
+
+
+def evaluate_ir(profile: str, searcher, questions: list[Question], resolver: PageResolver, k: int, bar) -> ConfigResult:
+    description = ("BM25F over title+aliases (boost 3) and content, Porter stemming" if profile == "tuned"
+                   else "the original's baseline: content only, BM25 K1=1.2")
+    result = ConfigResult(IR, profile, description, default=(profile == "tuned"))
+    began = time.perf_counter()
+    for q in questions:
+        t0 = time.perf_counter()
+        hits = searcher.search(q.text, k=k)
+        seconds = time.perf_counter() - t0
+        titles = [h.title for h in hits]
+        hit = any(resolver.same_page(q.expected_title, t) for t in titles)
+        result.questions.append(QuestionResult(q.line, q.text, q.expected_title, retrieved=titles, hit=hit,
+                                               f1=float(hit), em=float(hit), seconds=seconds))
+        bar.update(1)
+    result.total_seconds = time.perf_counter() - began
+    return result
+
+
+def evaluate_qa(reader_config: ReaderConfig, jarvis, questions: list[Question], resolver: PageResolver,
+                bar) -> ConfigResult:
+    result = ConfigResult(QA, reader_config.name, reader_config.description, default=reader_config.default)
+    began = time.perf_counter()
+    for q in questions:
+        page = resolver.find(q.expected_title)
+        if page is None:
+            result.questions.append(QuestionResult(q.line, q.text, q.expected_title, answer="(page not in corpus)"))
+        else:
+            answer = jarvis.read_pages(q.text, [page])
+            result.questions.append(_scored(q, answer, retrieved=[page.title]))
+        bar.update(1)
+    result.total_seconds = time.perf_counter() - began
+    return result
+
+
+def evaluate_full(reader_config: ReaderConfig, profile: str, jarvis, questions: list[Question],
+                  resolver: PageResolver, bar) -> ConfigResult:
+    name = f"{profile} index + {reader_config.name}"
+    description = reader_config.description if profile == "tuned" else "the original's index, same reader"
+    result = ConfigResult(FULL, name, description, default=reader_config.default)
+    began = time.perf_counter()
+    for q in questions:
+        answer = jarvis.ask(q.text)
+        result.questions.append(_scored(q, answer, retrieved=list(answer.pages)))
+        bar.update(1)
+    result.total_seconds = time.perf_counter() - began
+    return result
+
+
+def _scored(q: Question, answer, retrieved: list[str]) -> QuestionResult:
+    return QuestionResult(q.line, q.text, q.expected_title, answer=answer.text, answer_title=answer.title,
+                          retrieved=retrieved, hit=bool(answer.found), f1=best_f1(answer.text, q.answers),
+                          em=best_em(answer.text, q.answers), seconds=answer.seconds)

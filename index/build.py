@@ -1,0 +1,231 @@
+"""Build, rebuild and keep up to date an index directory (see layout.py for the atomic swap).
+
+A build never touches the live generation: a full build writes a new one from scratch (in
+parallel, with Whoosh's multiprocess writer); an incremental build copies the live one and
+deletes + re-adds only the pages whose fingerprint changed. Either way the result is swapped
+in atomically and older generations are cleaned up.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Iterable
+
+from tqdm import tqdm
+from whoosh import index as whoosh_index
+
+from crawler.corpus import CorpusError, Page
+from index.documents import file_sha256, load_corpus, page_fingerprint, to_document
+from index.errors import SearchIndexError
+from index.layout import Generation, IndexDir, IndexMeta, write_meta
+from index.profiles import IndexProfile, get_profile
+
+log = logging.getLogger(__name__)
+
+WRITER_LIMIT_MB = 256          # Whoosh's in-memory posting buffer, per writer process
+MIN_PAGES_PER_PROC = 250       # below this, starting processes costs more than it saves
+MP_BATCH_SIZE = 50             # pages per job handed to an indexing process
+INCREMENTAL_MAX_CHANGED = 0.5  # above this share of changed pages, a full (parallel) build is faster
+OPTIMIZE_DELETED_SHARE = 0.2   # merge segments when this share of stored docs is deleted
+
+
+@dataclass
+class IndexStats:
+    """What a build did; `summary()` is the line `jarvis index` prints."""
+
+    index_dir: Path
+    generation: str
+    profile: str
+    pages: int                 # pages in the live index now
+    indexed: int               # documents written by this build
+    added: int = 0
+    updated: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    incremental: bool = False  # True: only changed pages were re-indexed
+    seconds: float = 0.0
+    procs: int = 1
+
+    @property
+    def pages_per_second(self) -> float:
+        return self.indexed / self.seconds if self.seconds > 0 else 0.0
+
+    def summary(self) -> str:
+        where = f"{self.index_dir} ({self.generation}, profile {self.profile})"
+        if not self.incremental:
+            return (f"built index {where}: {self.pages} pages in {self.seconds:.1f} s "
+                    f"({self.pages_per_second:.0f} pages/s, {self.procs} process{'es' if self.procs > 1 else ''})")
+        if not self.indexed and not self.deleted:
+            return f"index {where} is up to date: {self.pages} pages unchanged"
+        return (f"updated index {where}: {self.added} added, {self.updated} updated, {self.deleted} deleted, "
+                f"{self.unchanged} unchanged in {self.seconds:.1f} s")
+
+
+@dataclass
+class _Changes:
+    """Pages of the corpus against the live generation, by title and fingerprint."""
+
+    added: list[Page] = field(default_factory=list)
+    updated: list[Page] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    unchanged: int = 0
+
+    @property
+    def count(self) -> int:
+        return len(self.added) + len(self.updated) + len(self.deleted)
+
+
+def build_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, profile: str | IndexProfile = "tuned",
+                procs: int | None = None, progress: bool = True) -> IndexStats:
+    """Build or rebuild the index at `index_dir` from a corpus, atomically, re-indexing only what changed.
+
+    Safe while searchers use the directory: they keep the old generation until their next search.
+    """
+    profile = get_profile(profile)
+    procs = procs if procs is not None else (os.cpu_count() or 1)
+    if procs < 1:
+        raise SearchIndexError(f"--procs must be at least 1 (got {procs})")
+    layout = IndexDir(index_dir)
+    layout.check_buildable()
+    corpus = load_corpus(corpus_path)
+    started = time.perf_counter()
+    with layout.build_lock():
+        live = layout.live_or_none()
+        meta = IndexMeta(profile=profile.name, profile_signature=profile.signature(),
+                         corpus_sha256=corpus.sha256, pages=len(corpus.pages))
+        changes = _diff(corpus.pages, live) if _same_profile(live, profile) else None
+
+        if live is not None and changes is not None and changes.count == 0:
+            if live.meta.corpus_sha256 != corpus.sha256:   # same pages, different file bytes
+                write_meta(live.path, replace(live.meta, corpus_sha256=corpus.sha256))
+            return IndexStats(layout.root, live.name, profile.name, pages=len(corpus.pages), indexed=0,
+                              unchanged=changes.unchanged, incremental=True,
+                              seconds=time.perf_counter() - started)
+
+        build_path, name = layout.new_build_path()
+        try:
+            if changes is not None and changes.count <= INCREMENTAL_MAX_CHANGED * len(corpus.pages):
+                _copy_and_update(live, build_path, changes, profile, progress)
+                stats = IndexStats(layout.root, name, profile.name, pages=len(corpus.pages),
+                                   indexed=len(changes.added) + len(changes.updated), added=len(changes.added),
+                                   updated=len(changes.updated), deleted=len(changes.deleted),
+                                   unchanged=changes.unchanged, incremental=True)
+            else:
+                used = _build_from_scratch(corpus.pages, build_path, profile, procs, progress)
+                stats = IndexStats(layout.root, name, profile.name, pages=len(corpus.pages),
+                                   indexed=len(corpus.pages), added=len(corpus.pages), procs=used)
+            write_meta(build_path, meta)
+            layout.publish(build_path, name)
+        except BaseException:
+            shutil.rmtree(build_path, ignore_errors=True)
+            raise
+        removed = layout.cleanup()
+        log.info("published %s in %s; removed %s", name, layout.root, removed or "nothing")
+    stats.seconds = time.perf_counter() - started
+    return stats
+
+
+def ensure_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, profile: str | IndexProfile = "tuned",
+                 progress: bool = True) -> Path:
+    """The index of a corpus, built on first use and rebuilt when the corpus or profile changed.
+
+    Cheap when up to date (hashes the corpus file, reads a small JSON file).
+    """
+    profile = get_profile(profile)
+    corpus_path, layout = Path(corpus_path), IndexDir(index_dir)
+    live = layout.live_or_none()
+    if not corpus_path.is_file():
+        if live is not None:
+            log.warning("corpus %s is missing; using the existing index at %s", corpus_path, layout.root)
+            return layout.root
+        raise CorpusError(f"corpus file not found: {corpus_path} (needed to build the index at {layout.root})")
+    if (live is not None and _same_profile(live, profile)
+            and live.meta.corpus_sha256 == file_sha256(corpus_path)):
+        return layout.root
+    log.info("building the index at %s from %s (first use or the corpus changed)", layout.root, corpus_path)
+    build_index(corpus_path, layout.root, profile=profile, progress=progress)
+    return layout.root
+
+
+# --------------------------------------------------------------------------- internals
+
+
+def _same_profile(live: Generation | None, profile: IndexProfile) -> bool:
+    return (live is not None and live.meta.profile == profile.name
+            and live.meta.profile_signature == profile.signature())
+
+
+def _diff(pages: list[Page], live: Generation) -> _Changes | None:
+    """What changed since the live generation; None when it cannot be read (then: full build)."""
+    try:
+        ix = whoosh_index.open_dir(str(live.path), readonly=True)
+        with ix.reader() as reader:
+            indexed = {fields["title"]: fields["fingerprint"] for _, fields in reader.iter_docs()}
+    except Exception as exc:  # noqa: BLE001 - any unreadable live index is simply rebuilt
+        log.warning("cannot read the live index %s (%s); building from scratch", live.path, exc)
+        return None
+    changes = _Changes()
+    titles = set()
+    for page in pages:
+        titles.add(page.title)
+        old = indexed.get(page.title)
+        if old is None:
+            changes.added.append(page)
+        elif old != page_fingerprint(page):
+            changes.updated.append(page)
+        else:
+            changes.unchanged += 1
+    changes.deleted = [title for title in indexed if title not in titles]
+    return changes
+
+
+def _progress(items: list, progress: bool, desc: str) -> Iterable:
+    return tqdm(items, desc=desc, unit="page", disable=not progress, leave=False, dynamic_ncols=True)
+
+
+def _build_from_scratch(pages: list[Page], build_path: Path, profile: IndexProfile, procs: int,
+                        progress: bool) -> int:
+    """A new index with every page. Returns the number of indexing processes used."""
+    build_path.mkdir(parents=True)
+    ix = whoosh_index.create_in(str(build_path), profile.schema())
+    procs = min(procs, max(1, len(pages) // MIN_PAGES_PER_PROC))
+    if procs > 1:
+        # Each process writes its own segment (multisegment: no final merge); searches read them all.
+        writer = ix.writer(procs=procs, multisegment=True, batchsize=MP_BATCH_SIZE, limitmb=WRITER_LIMIT_MB)
+    else:
+        writer = ix.writer(limitmb=WRITER_LIMIT_MB)
+    try:
+        for page in _progress(pages, progress, f"indexing ({profile.name})"):
+            writer.add_document(**to_document(page, profile))
+        writer.commit()
+    except BaseException:
+        writer.cancel()
+        raise
+    return procs
+
+
+def _copy_and_update(live: Generation, build_path: Path, changes: _Changes, profile: IndexProfile,
+                     progress: bool) -> None:
+    """A copy of the live generation with changed pages deleted and re-added."""
+    shutil.copytree(live.path, build_path)
+    ix = whoosh_index.open_dir(str(build_path))
+    # Deleted documents linger in their segment until it is merged: merge once they add up.
+    with ix.reader() as reader:
+        stored, deleted = reader.doc_count_all(), reader.doc_count_all() - reader.doc_count()
+    deleted += len(changes.deleted) + len(changes.updated)
+    stored += len(changes.updated) + len(changes.added)
+    optimize = deleted > OPTIMIZE_DELETED_SHARE * stored
+    writer = ix.writer(limitmb=WRITER_LIMIT_MB)
+    try:
+        for title in [*changes.deleted, *(page.title for page in changes.updated)]:
+            writer.delete_by_term("title", title)
+        for page in _progress([*changes.updated, *changes.added], progress, f"re-indexing ({profile.name})"):
+            writer.add_document(**to_document(page, profile))
+        writer.commit(optimize=optimize)
+    except BaseException:
+        writer.cancel()
+        raise

@@ -1,0 +1,77 @@
+"""Corpus pages in, Whoosh documents out: the one place that decides what gets indexed."""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from crawler.corpus import CorpusError, Page, iter_corpus
+
+from index.profiles import IndexProfile
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class LoadedCorpus:
+    path: Path
+    sha256: str            # of the file's bytes: ensure_index rebuilds when it changes
+    pages: list[Page]      # unique titles, corpus order
+
+
+def load_corpus(path: str | os.PathLike) -> LoadedCorpus:
+    """Read and check a corpus file (missing, malformed or empty: CorpusError, a user error)."""
+    path = Path(path)
+    if path.is_dir():
+        raise CorpusError(f"{path} is a directory, not a corpus JSONL file")
+    pages: dict[str, Page] = {}
+    for page in iter_corpus(path):
+        title = page.title.strip()
+        if not title:
+            log.warning("%s: skipping a page without a title (%s)", path, page.url)
+        elif title in pages:
+            log.warning("%s: duplicate title %r, keeping the first", path, title)
+        else:
+            page.title = title
+            pages[title] = page
+    if not pages:
+        raise CorpusError(f"corpus {path} has no pages")
+    return LoadedCorpus(path=path, sha256=file_sha256(path), pages=list(pages.values()))
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def simplify_title(title: str) -> str:
+    """'Jack_o\\'Lantern (block)' -> 'Jack o Lantern block': words only, for the title field."""
+    return " ".join(re.findall(r"\w+", title.replace("_", " ")))
+
+
+def page_fingerprint(page: Page) -> str:
+    """Changes when anything indexed changes: the content (the crawler's sha1), aliases or URL."""
+    key = json.dumps([page.sha1, page.title, page.url, sorted(page.aliases)], ensure_ascii=False)
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()
+
+
+def to_document(page: Page, profile: IndexProfile) -> dict[str, str]:
+    """The Whoosh fields of a page under a profile."""
+    doc = {
+        "title": page.title,
+        "url": page.url,
+        "aliases": json.dumps(page.aliases, ensure_ascii=False),
+        "paragraphs": json.dumps(page.paragraphs, ensure_ascii=False),
+        "fingerprint": page_fingerprint(page),
+        "content": "\n".join(page.paragraphs),
+    }
+    if profile.title_field:
+        doc["simple_title"] = "\n".join(simplify_title(t) for t in [page.title, *page.aliases])
+    return doc

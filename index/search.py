@@ -1,0 +1,194 @@
+"""Searching an index directory: player questions in, top pages (with their paragraphs) out.
+
+One long-lived `Searcher` serves many queries (`jarvis serve`). Before each query it reads the
+directory's CURRENT pointer (a tiny file) and, when a rebuild has swapped in a new generation,
+opens that one and closes the old: no restart, and never a half-built index.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import threading
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from whoosh import index as whoosh_index
+from whoosh import query as whoosh_query
+from whoosh.qparser import QueryParser
+from whoosh.searching import Searcher as WhooshSearcher
+
+from index.coord import coordinate
+from index.errors import IndexCorruptError, SearchIndexError
+from index.layout import Generation, IndexDir
+from index.profiles import IndexProfile, get_profile
+
+log = logging.getLogger(__name__)
+
+MAX_QUERY_WORDS = 64                       # a chat line is short; this bounds the cost of a pasted essay
+_WORD_RE = re.compile(r"\w+(?:\.\w+)*")    # the words Whoosh's RegexTokenizer would find
+_OPEN_ATTEMPTS = 3                         # a rebuild may swap CURRENT again while we open
+
+
+@dataclass
+class Hit:
+    """One page of the results, with everything the reader needs."""
+
+    title: str
+    score: float
+    url: str
+    aliases: list[str] = field(default_factory=list)
+    paragraphs: list[str] = field(default_factory=list)
+
+
+def question_words(question: str) -> str:
+    """A question as plain words: every query-syntax character is dropped.
+
+    "how do i craft a bed (wood)?" -> "how do i craft a bed wood"; `title:creeper` -> "title creeper".
+    The parser has no syntax plugins either (profiles.py); this keeps odd Unicode and
+    punctuation from ever reaching it.
+    """
+    text = unicodedata.normalize("NFKC", question)
+    return " ".join(_WORD_RE.findall(text)[:MAX_QUERY_WORDS])
+
+
+@dataclass
+class _OpenGeneration:
+    """A generation opened for searching, with the profile it was built with."""
+
+    generation: Generation
+    profile: IndexProfile
+    searcher: WhooshSearcher
+    parser: QueryParser
+
+    @classmethod
+    def open(cls, generation: Generation, index_dir: Path) -> "_OpenGeneration":
+        try:
+            profile = get_profile(generation.meta.profile)
+        except SearchIndexError:
+            raise IndexCorruptError(index_dir, f"unknown profile {generation.meta.profile!r}") from None
+        try:
+            ix = whoosh_index.open_dir(str(generation.path), readonly=True)
+            searcher = ix.searcher(weighting=profile.weighting())
+        except Exception as exc:  # noqa: BLE001 - whoosh has many ways to say "broken files"
+            raise IndexCorruptError(index_dir, f"{generation.name}: {type(exc).__name__}: {exc}") from exc
+        missing = {"title", "paragraphs", *profile.search_fields} - set(ix.schema.names())
+        if missing:
+            searcher.close()
+            raise IndexCorruptError(index_dir, f"{generation.name} lacks fields {sorted(missing)}")
+        return cls(generation, profile, searcher, profile.parser(ix.schema))
+
+    def search(self, words: str, k: int) -> list[Hit]:
+        query = self.parser.parse(words)
+        if query is whoosh_query.NullQuery:
+            return []     # nothing left after stop words: no pages, not an error
+        query = coordinate(query, self.searcher.reader())   # the OR bonus, see coord.py
+        hits = []
+        for result in self.searcher.search(query, limit=k):
+            stored = result.fields()   # loads the stored fields of this hit only
+            hits.append(Hit(title=stored["title"], score=float(result.score), url=stored.get("url", ""),
+                            aliases=json.loads(stored.get("aliases") or "[]"),
+                            paragraphs=json.loads(stored.get("paragraphs") or "[]")))
+        return hits
+
+    def close(self) -> None:
+        self.searcher.close()
+
+
+class Searcher:
+    """Top pages for questions, from the live generation of an index directory.
+
+    Use as a context manager. Thread-safe (one query at a time). Opening raises a user error
+    (IndexNotFoundError / IndexCorruptError) when the directory has no usable index.
+    """
+
+    def __init__(self, index_dir: str | os.PathLike) -> None:
+        self.index_dir = Path(index_dir)
+        self._layout = IndexDir(self.index_dir)
+        self._lock = threading.Lock()
+        self._open: _OpenGeneration | None = None
+        with self._lock:
+            self._refresh()
+
+    # ------------------------------------------------------------------ public
+
+    def search(self, query: str, k: int = 3) -> list[Hit]:
+        """The top `k` pages for a player's question, best first; [] when nothing matches."""
+        if k < 1:
+            raise SearchIndexError(f"k must be at least 1 (got {k})")
+        words = question_words(query)
+        if not words:
+            return []
+        with self._lock:
+            current = self._refresh()
+            try:
+                return current.search(words, k)
+            except (OSError, EOFError, ValueError) as exc:
+                # Its files were removed under us (a rebuild on a platform that deletes open
+                # files' names for good): the next generation is there; if not, it is corrupt.
+                if self._layout.current_name() == current.generation.name:
+                    raise IndexCorruptError(self.index_dir, f"{type(exc).__name__}: {exc}") from exc
+                return self._refresh().search(words, k)
+
+    @property
+    def version(self) -> str:
+        """Changes whenever the live index changes; part of the reader's answer-cache key."""
+        with self._lock:
+            return self._refresh().generation.version
+
+    @property
+    def profile(self) -> str:
+        with self._lock:
+            return self._refresh().profile.name
+
+    @property
+    def page_count(self) -> int:
+        with self._lock:
+            return self._refresh().searcher.doc_count()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._open is not None:
+                self._open.close()
+                self._open = None
+
+    def __enter__(self) -> "Searcher":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ internals
+
+    def _refresh(self) -> _OpenGeneration:
+        """The open live generation, switching to a newer one if a rebuild published it."""
+        name = self._layout.current_name()
+        if self._open is not None and name == self._open.generation.name:
+            return self._open
+        try:
+            fresh = self._open_live()
+        except SearchIndexError as exc:
+            if self._open is None:
+                raise
+            # A broken rebuild or a deleted pointer must not take a running bot down.
+            log.warning("keeping index %s open: %s", self._open.generation.name, exc)
+            return self._open
+        if self._open is not None:
+            log.info("index %s: switched from %s to %s", self.index_dir, self._open.generation.name,
+                     fresh.generation.name)
+            self._open.close()
+        self._open = fresh
+        return fresh
+
+    def _open_live(self) -> _OpenGeneration:
+        for attempt in range(_OPEN_ATTEMPTS):
+            generation = self._layout.live()
+            try:
+                return _OpenGeneration.open(generation, self.index_dir)
+            except IndexCorruptError:
+                # Retired and removed between reading CURRENT and opening it? Then CURRENT moved on.
+                if attempt + 1 == _OPEN_ATTEMPTS or self._layout.current_name() == generation.name:
+                    raise
+        raise AssertionError("unreachable")

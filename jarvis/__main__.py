@@ -1,0 +1,5 @@
+import sys
+
+from jarvis.cli import main
+
+sys.exit(main())

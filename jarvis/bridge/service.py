@@ -1,0 +1,419 @@
+"""The chat bridge: reads the game chat, answers the questions addressed to Jarvis.
+
+Two threads, so that a slow answer never stalls the chat:
+
+    poller (owns the connection)                      worker
+    ─ poll chat every poll_interval ──▶ bounded queue ──▶ answer(question) ─┐
+    ─ post reply lines ◀───────────────── outbox ◀──────── reply lines ◀────┘
+
+- The poller is the only thread that touches the socket. It turns away a question with a
+  polite notice when the player asked less than ``per_player_rate`` seconds ago or the queue
+  (``queue_size``) is full; nothing is dropped silently. One worker answers in order, so each
+  player's answers come in the order asked.
+- A line posted is only forgotten once the server has answered a later poll (TCP keeps
+  order, so the line was delivered). When the connection dies, unconfirmed lines go back to
+  the outbox, the poller reconnects with exponential backoff (``reconnect_min_delay`` ..
+  ``reconnect_max_delay``), keeps every queued question, and tells the chat nothing was lost.
+- Every event is one log line, ``event=<name> key=value ...`` (strings JSON-quoted).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import signal
+import threading
+import time
+from collections import deque
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Iterator
+
+from jarvis.bridge.chat import HELP, AnswerLike, PREFIX, addressed_question, answer_lines, echo, reply_lines
+from jarvis.bridge.connection import BridgeError, ChatClient, ConnectionLost
+from jarvis.bridge.wire import ChatPost
+from jarvis.config import BridgeSettings
+
+log = logging.getLogger(__name__)
+
+Answerer = Callable[[str], AnswerLike]   # question -> answer, e.g. jarvis.pipeline.Jarvis.ask
+Connector = Callable[[], ChatClient]    # opens a new connection; raises OSError when it cannot
+
+MAX_TRACKED_PLAYERS = 1024    # rate-limit and name entries kept before old ones are pruned
+
+
+@dataclass(frozen=True)
+class Question:
+    player_id: int
+    player: str | None      # the name, when the server told it
+    text: str
+    seen_at: float          # time.monotonic() when the poller read it
+
+
+@dataclass
+class OutLine:
+    """A chat line waiting to be posted (or posted, waiting for confirmation)."""
+
+    text: str
+    question: Question | None = None   # the question answered, on every line of an answer
+    last: bool = False                 # the last line of an answer
+    sent_at: float = 0.0
+
+
+@dataclass
+class BridgeStats:
+    polls: int = 0
+    questions: int = 0          # messages addressed to Jarvis
+    accepted: int = 0           # queued for an answer
+    refused: int = 0            # turned away with a notice (rate limit or queue full)
+    answered: int = 0           # answers delivered (confirmed by the server)
+    lines_sent: int = 0         # chat lines delivered
+    max_waiting: int = 0        # the most questions ever waiting in the queue
+    disconnects: int = 0
+    reconnects: int = 0
+
+
+def format_event(event: str, **fields: object) -> str:
+    """One log line: ``event=name key=value ...``; strings JSON-quoted (a newline cannot split it)."""
+    parts = [f"event={event}"]
+    for key, value in fields.items():
+        if isinstance(value, float):
+            value = round(value, 3)
+        elif not isinstance(value, (int, bool)) and value is not None:
+            value = json.dumps(str(value), ensure_ascii=False)
+        parts.append(f"{key}={value}")
+    return " ".join(parts)
+
+
+def _log_event(event: str, level: int = logging.INFO, **fields: object) -> None:
+    if log.isEnabledFor(level):
+        log.log(level, format_event(event, **fields))
+
+
+class Bridge:
+    """The chat bridge. ``run()`` serves in the calling thread until ``stop()`` (or max_questions)."""
+
+    def __init__(self, settings: BridgeSettings, answer: Answerer, *, connect: Connector | None = None,
+                 max_questions: int | None = None) -> None:
+        self.settings = settings
+        self.max_questions = max_questions
+        self.stats = BridgeStats()
+        self._answer = answer
+        self._connect = connect or (lambda: ChatClient.connect(settings.mc_host, settings.mc_port,
+                                                               settings.io_timeout))
+        self._questions: queue.Queue[Question] = queue.Queue(maxsize=settings.queue_size)
+        self._outbox: deque[OutLine] = deque()
+        self._outbox_lock = threading.Lock()
+        self._unconfirmed: list[OutLine] = []
+        self._wake = threading.Event()       # the worker has lines to post
+        self._stopping = threading.Event()
+        self._connected = threading.Event()
+        self._client: ChatClient | None = None
+        self._names: dict[int, str | None] = {}
+        self._last_accepted: dict[int, float] = {}
+        self._open = 0                        # accepted questions whose answer is not delivered yet
+        self._lost_at = 0.0
+        self._worker: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ control
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    def wait_connected(self, timeout: float) -> bool:
+        return self._connected.wait(timeout)
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    def stop(self) -> None:
+        """Ask the bridge to stop (from any thread or a signal handler)."""
+        self._stopping.set()
+        self._wake.set()
+
+    def run(self) -> None:
+        """Connect (BridgeError after ``connect_attempts`` failures), then serve until stopped."""
+        self._client = self._connect_at_start()
+        if self._client is None:
+            return
+        self._worker = threading.Thread(target=self._work, name="jarvis-bridge-worker", daemon=True)
+        self._worker.start()
+        try:
+            self._serve()
+        finally:
+            self._shut_down()
+
+    # ------------------------------------------------------------------ poller (the connection's thread)
+
+    def _serve(self) -> None:
+        while not self._stopping.is_set():
+            if self._client is None:
+                if not self._reconnect():
+                    return
+                continue
+            self._wake.clear()
+            try:
+                self._flush()
+                self._poll()
+            except ConnectionLost as exc:
+                self._on_lost(exc)
+                continue
+            if self.max_questions is not None and self.stats.answered >= self.max_questions:
+                _log_event("max_questions", answered=self.stats.answered)
+                return
+            self._wake.wait(self.settings.poll_interval)
+
+    def _connect_at_start(self) -> ChatClient | None:
+        settings = self.settings
+        delay, attempt = settings.reconnect_min_delay, 0
+        while not self._stopping.is_set():
+            attempt += 1
+            try:
+                client = self._connect_fresh()
+            except OSError as exc:
+                if settings.connect_attempts and attempt >= settings.connect_attempts:
+                    raise BridgeError(
+                        f"cannot reach the Minecraft server's chat API at {settings.mc_host}:{settings.mc_port} "
+                        f"after {attempt} attempt(s): {exc} (is the server running with the RaspberryJuice "
+                        "plugin, or mcserver/server.js?)") from exc
+                _log_event("connect_failed", logging.WARNING, attempt=attempt, error=exc, retry_in_s=delay)
+                self._stopping.wait(delay)
+                delay = min(delay * 2, settings.reconnect_max_delay)
+                continue
+            _log_event("connected", host=settings.mc_host, port=settings.mc_port)
+            self._connected.set()
+            return client
+        return None
+
+    def _connect_fresh(self) -> ChatClient:
+        """A new connection with the chat posted before now forgotten (not for this run)."""
+        client = self._connect()
+        try:
+            client.clear_events()
+        except OSError:
+            client.close()
+            raise
+        return client
+
+    def _poll(self) -> None:
+        posts = self._client.poll_chat()
+        self._confirm()   # the server answered: every line posted before the poll was delivered
+        self.stats.polls += 1
+        refusals: dict[int, list[tuple[Question, str]]] = {}
+        now = time.monotonic()
+        for post in posts:
+            self._on_post(post, now, refusals)
+        for entries in refusals.values():
+            self._send_later([OutLine(self._refusal_notice(entries))])
+
+    def _on_post(self, post: ChatPost, now: float, refusals: dict) -> None:
+        text = addressed_question(post.message)
+        if text is None:
+            return
+        question = Question(post.entity_id, self._player_name(post.entity_id), text, now)
+        self.stats.questions += 1
+        last = self._last_accepted.get(post.entity_id)
+        if last is not None and now - last < self.settings.per_player_rate:
+            refusals.setdefault(post.entity_id, []).append((question, "rate"))
+            return
+        if not text:
+            self._last_accepted[post.entity_id] = now
+            self._send_later([OutLine(line) for line in reply_lines(HELP, player=question.player,
+                                                                     max_line=self.settings.max_line)])
+            return
+        try:
+            self._questions.put_nowait(question)
+        except queue.Full:
+            refusals.setdefault(post.entity_id, []).append((question, "busy"))
+            return
+        self._remember_accept(post.entity_id, now)
+        self._open += 1
+        self.stats.accepted += 1
+        self.stats.max_waiting = max(self.stats.max_waiting, self._questions.qsize())
+        _log_event("question", player=question.player, player_id=question.player_id, question=text,
+                   waiting=self._questions.qsize())
+
+    def _refusal_notice(self, entries: list[tuple[Question, str]]) -> str:
+        """One notice per player and poll, however many questions it turns away."""
+        question = entries[0][0]
+        self.stats.refused += len(entries)
+        for refused, reason in entries:
+            _log_event("refused", player=refused.player, player_id=refused.player_id, question=refused.text,
+                       reason=reason)
+        if all(reason == "rate" for _, reason in entries):
+            why = f"one question every {self.settings.per_player_rate:g} s please"
+        else:
+            why = "busy"
+        what = echo(question.text) if len(entries) == 1 else f"{len(entries)} questions"
+        return reply_lines(f"{why}, ask again in a moment (not taken: {what})", player=question.player,
+                           max_line=self.settings.max_line, max_lines=1)[0]
+
+    def _player_name(self, entity_id: int) -> str | None:
+        if entity_id not in self._names:
+            if len(self._names) >= MAX_TRACKED_PLAYERS:
+                self._names.clear()
+            self._names[entity_id] = self._client.player_name(entity_id) if entity_id >= 0 else None
+        return self._names[entity_id]
+
+    def _remember_accept(self, entity_id: int, now: float) -> None:
+        if len(self._last_accepted) >= MAX_TRACKED_PLAYERS:
+            horizon = now - self.settings.per_player_rate
+            self._last_accepted = {k: t for k, t in self._last_accepted.items() if t > horizon}
+        self._last_accepted[entity_id] = now
+
+    def _flush(self) -> None:
+        """Post the waiting lines; a line leaves the outbox only once the socket took it."""
+        while True:
+            with self._outbox_lock:
+                if not self._outbox:
+                    return
+                line = self._outbox[0]
+            self._client.post(line.text)
+            line.sent_at = time.monotonic()
+            with self._outbox_lock:
+                self._outbox.popleft()
+            self._unconfirmed.append(line)
+
+    def _confirm(self) -> None:
+        for line in self._unconfirmed:
+            self.stats.lines_sent += 1
+            if line.question is not None and line.last:
+                self.stats.answered += 1
+                self._open -= 1
+                _log_event("reply", player=line.question.player, player_id=line.question.player_id,
+                           latency_ms=round((line.sent_at - line.question.seen_at) * 1000),
+                           lines=sum(1 for other in self._unconfirmed if other.question is line.question))
+        self._unconfirmed.clear()
+
+    def _send_later(self, lines: list[OutLine], *, first: bool = False) -> None:
+        with self._outbox_lock:
+            if first:
+                self._outbox.extendleft(reversed(lines))
+            else:
+                self._outbox.extend(lines)
+        self._wake.set()
+
+    # ------------------------------------------------------------------ losing and regaining the server
+
+    def _on_lost(self, exc: Exception) -> None:
+        self._connected.clear()
+        self._client.close()
+        self._client = None
+        self._names.clear()
+        self._send_later(self._unconfirmed, first=True)   # they may not have arrived: post them again
+        self._unconfirmed = []
+        self._lost_at = time.monotonic()
+        self.stats.disconnects += 1
+        _log_event("disconnected", logging.WARNING, error=exc, open_questions=self._open)
+
+    def _reconnect(self) -> bool:
+        delay = self.settings.reconnect_min_delay
+        while not self._stopping.wait(delay):
+            try:
+                self._client = self._connect()
+            except OSError as exc:
+                _log_event("reconnect_failed", error=exc, retry_in_s=delay)
+                delay = min(delay * 2, self.settings.reconnect_max_delay)
+                continue
+            self.stats.reconnects += 1
+            self._connected.set()
+            _log_event("reconnected", logging.WARNING, down_s=time.monotonic() - self._lost_at,
+                       open_questions=self._open)
+            self._send_later([OutLine(self._back_notice())], first=True)
+            return True
+        return False
+
+    def _back_notice(self) -> str:
+        follow = f", {self._open} answer(s) to follow" if self._open else ""
+        return (f"{PREFIX}Back after a lost connection: nothing was lost{follow}. "
+                "Questions asked while I was away did not reach me, please ask again.")[: self.settings.max_line]
+
+    # ------------------------------------------------------------------ worker
+
+    def _work(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                question = self._questions.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            lines = self._answer_lines(question)
+            self._send_later([OutLine(text, question, last=(i == len(lines) - 1)) for i, text in enumerate(lines)])
+
+    def _answer_lines(self, question: Question) -> list[str]:
+        settings = self.settings
+        began = time.monotonic()
+        try:
+            answer = self._answer(question.text)
+        except Exception as exc:  # noqa: BLE001 - a bad question or a reader bug must not stop the bridge
+            if getattr(exc, "user_error", False):
+                message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                _log_event("answer_failed", player=question.player, question=question.text, error=message)
+            else:
+                log.exception("answering %r failed", question.text)
+                message = "sorry, something went wrong answering that"
+            return reply_lines(message, player=question.player, max_line=settings.max_line,
+                               max_lines=settings.max_reply_lines)
+        _log_event("answered", player=question.player, question=question.text, found=bool(answer.found),
+                   answer=answer.text, title=answer.title, reader=getattr(answer, "reader", None),
+                   answer_ms=round((time.monotonic() - began) * 1000),
+                   waited_ms=round((began - question.seen_at) * 1000))
+        return answer_lines(answer, player=question.player, max_line=settings.max_line,
+                            max_lines=settings.max_reply_lines)
+
+    # ------------------------------------------------------------------ shutting down
+
+    def _shut_down(self) -> None:
+        self._stopping.set()
+        done = self.max_questions is not None and self.stats.answered >= self.max_questions
+        if self._worker is not None and not done:
+            self._worker.join(timeout=self.settings.io_timeout)   # an answer in progress may finish
+        left = self._questions.qsize() + (1 if self._worker is not None and self._worker.is_alive() else 0)
+        if self._client is not None:
+            if left and not done:
+                self._send_later([OutLine(f"{PREFIX}Going offline, {left} question(s) left unanswered, sorry.")])
+            try:
+                self._flush()
+                self._poll_to_confirm()
+            except ConnectionLost:
+                pass
+            self._client.close()
+            self._client = None
+        self._connected.clear()
+        _log_event("stopped", **asdict(self.stats), unanswered=left)
+
+    def _poll_to_confirm(self) -> None:
+        if self._unconfirmed:
+            self._client.poll_chat()   # read and dropped: we are stopping
+            self._confirm()
+
+
+@contextmanager
+def _stop_on_signals(bridge: Bridge) -> Iterator[None]:
+    """SIGINT/SIGTERM stop the bridge cleanly; a second SIGINT interrupts at once."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handle(signum, frame):  # noqa: ARG001 - signal API
+        if bridge.stopping and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        _log_event("signal", signal=signal.Signals(signum).name)
+        bridge.stop()
+
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def serve(settings: BridgeSettings, jarvis, max_questions: int | None = None) -> int:
+    """Run the chat bridge for ``jarvis`` (a jarvis.pipeline.Jarvis, or any question -> answer callable)."""
+    answer = getattr(jarvis, "ask", jarvis)
+    bridge = Bridge(settings, answer, max_questions=max_questions)
+    with _stop_on_signals(bridge):
+        bridge.run()
+    return 0

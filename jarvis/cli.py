@@ -1,0 +1,255 @@
+"""The ``jarvis`` command: parses arguments and calls each stage's public function.
+
+Kept thin on purpose: no stage logic lives here, and stages never import this module.
+Heavy stages (torch, transformers, whoosh) are imported inside the subcommand that
+needs them, so ``jarvis --help`` stays instant.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Sequence
+
+from jarvis.config import Config
+from jarvis.errors import JarvisError
+from jarvis.logs import setup_logging
+
+log = logging.getLogger(__name__)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad flag in one line instead of usage + error."""
+
+    def error(self, message: str) -> None:  # noqa: D401 - argparse API
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _emit_json(value: object) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def _index_dir(args: argparse.Namespace, config: Config) -> Path:
+    """The index named by --index, or the default one (built from the bundled corpus on first use)."""
+    from index import ensure_index
+
+    if args.index:
+        return Path(args.index)
+    return ensure_index(config.bundled_corpus, config.default_index_dir, profile=config.index_profile,
+                        progress=not args.quiet)
+
+
+# --------------------------------------------------------------------------- subcommands
+
+
+def cmd_crawl(args: argparse.Namespace, config: Config) -> int:
+    from crawler import crawl
+
+    settings = replace(config.crawl, delay=args.delay, workers=args.workers)
+    if args.user_agent:
+        settings = replace(settings, user_agent=args.user_agent)
+    if args.ignore_robots:
+        settings = replace(settings, obey_robots=False)
+    report = crawl(args.start, Path(args.out), settings, max_pages=args.max_pages, resume=args.resume,
+                   progress=not args.quiet)
+    print(report.summary())
+    return 0
+
+
+def cmd_index(args: argparse.Namespace, config: Config) -> int:
+    from index import build_index
+
+    stats = build_index(Path(args.corpus), Path(args.index), profile=args.profile, procs=args.procs,
+                        progress=not args.quiet)
+    print(stats.summary())
+    return 0
+
+
+def cmd_search(args: argparse.Namespace, config: Config) -> int:
+    from index import Searcher
+
+    with Searcher(_index_dir(args, config)) as searcher:
+        hits = searcher.search(args.query, k=args.k)
+    if args.json:
+        _emit_json([{"title": h.title, "score": round(h.score, 4), "url": h.url} for h in hits])
+    elif not hits:
+        print("no pages matched")
+    else:
+        for rank, hit in enumerate(hits, 1):
+            print(f"{rank}. {hit.title}  ({hit.score:.2f})")
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace, config: Config) -> int:
+    from jarvis.pipeline import Jarvis, check_question
+
+    question = check_question(args.question)  # fail fast, before loading anything heavy
+    reader = replace(config.reader, model=args.model or config.reader.model,
+                     sequential=args.sequential or config.reader.sequential)
+    if args.fallback:
+        reader = replace(reader, model="")
+    config = replace(config, reader=reader, top_k=args.k)
+    jarvis = Jarvis.from_config(config, _index_dir(args, config))
+    answer = jarvis.ask(question)
+    if args.json:
+        _emit_json(answer.to_json())
+    else:
+        print(answer.describe())
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace, config: Config) -> int:
+    from jarvis.bridge import serve
+    from jarvis.pipeline import Jarvis
+
+    if not args.quiet and not args.verbose:
+        setup_logging(verbose=1)   # a server logs its events (questions, answers, latencies) by default
+    bridge = replace(config.bridge, mc_host=args.mc_host, mc_port=args.mc_port,
+                     connect_attempts=args.connect_attempts)
+    reader = replace(config.reader, model=args.model or config.reader.model)
+    if args.fallback:
+        reader = replace(reader, model="")
+    config = replace(config, bridge=bridge, reader=reader)
+    jarvis = Jarvis.from_config(config, _index_dir(args, config))
+    return serve(bridge, jarvis, max_questions=args.max_questions)
+
+
+def cmd_eval(args: argparse.Namespace, config: Config) -> int:
+    from eval import EvalOptions, run_eval
+
+    options = EvalOptions(
+        questions=Path(args.questions) if args.questions else config.questions,
+        index_dir=Path(args.index) if args.index else None,
+        corpus=Path(args.corpus) if args.corpus else config.bundled_corpus,
+        out_dir=Path(args.out),
+        json_path=Path(args.json) if args.json else None,
+        models=args.model or [config.reader.model],
+        quick=args.quick,
+        progress=not args.quiet,
+    )
+    report = run_eval(options, config)
+    print(report.table())
+    return 0
+
+
+def cmd_sample_wiki(args: argparse.Namespace, config: Config) -> int:
+    from jarvis.samplewiki import serve_sample_wiki
+
+    serve_sample_wiki(host=args.host, port=args.port)
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv: debug)")
+    common.add_argument("-q", "--quiet", action="store_true", help="no progress bars, errors only")
+    common.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+
+    parser = _Parser(prog="jarvis", parents=[common],
+                     description="Jarvis: answers Minecraft questions from a wiki, in the terminal or in game chat.")
+    subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def sub(name: str, handler: Callable[[argparse.Namespace, Config], int], help_: str) -> argparse.ArgumentParser:
+        p = subs.add_parser(name, parents=[common], help=help_, description=help_)
+        p.set_defaults(handler=handler)
+        return p
+
+    p = sub("crawl", cmd_crawl, "crawl a MediaWiki site into a corpus JSONL file")
+    p.add_argument("--start", required=True, metavar="URL", help="article URL to start from, e.g. https://minecraft.wiki/w/Cow")
+    p.add_argument("--out", required=True, metavar="FILE", help="corpus JSONL to write")
+    p.add_argument("--max-pages", type=int, default=None, metavar="N", help="stop after N stored pages")
+    p.add_argument("--delay", type=float, default=Config().crawl.delay, metavar="S",
+                   help="seconds between requests to the host (default: %(default)s)")
+    p.add_argument("--workers", type=int, default=Config().crawl.workers, metavar="N",
+                   help="fetch threads (default: %(default)s)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted crawl of --out")
+    p.add_argument("--user-agent", default=None, help="override the crawler's User-Agent")
+    p.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt (only for your own sites)")
+
+    p = sub("index", cmd_index, "build (or rebuild, atomically) a search index from a corpus")
+    p.add_argument("--corpus", required=True, metavar="FILE", help="corpus JSONL")
+    p.add_argument("--index", required=True, metavar="DIR", help="index directory")
+    p.add_argument("--profile", choices=["tuned", "baseline"], default="tuned",
+                   help="tuned: BM25F over title+aliases+content; baseline: the original's content-only BM25")
+    p.add_argument("--procs", type=int, default=None, metavar="N", help="indexing processes (default: all cores)")
+
+    p = sub("search", cmd_search, "show the top pages for a query")
+    p.add_argument("query", metavar="QUERY")
+    p.add_argument("--index", metavar="DIR", help="index directory (default: the bundled corpus's)")
+    p.add_argument("-k", type=int, default=3, metavar="N", help="number of pages (default: %(default)s)")
+    p.add_argument("--json", action="store_true", help='print [{"title": ..., "score": ...}]')
+
+    p = sub("ask", cmd_ask, "answer one question")
+    p.add_argument("question", metavar="QUESTION")
+    p.add_argument("--index", metavar="DIR", help="index directory (default: the bundled corpus's)")
+    p.add_argument("--model", metavar="ID_OR_PATH", help="QA model: hub id or local directory "
+                   f"(default: $JARVIS_MODEL or {Config().reader.model})")
+    p.add_argument("--fallback", action="store_true", help="use the offline fallback reader, no QA model")
+    p.add_argument("--sequential", action="store_true", help="read one paragraph per forward pass (the original's way)")
+    p.add_argument("-k", type=int, default=3, metavar="N", help="pages to read (default: %(default)s)")
+    p.add_argument("--json", action="store_true", help='print {"answer", "score", "title", "reader", "seconds"}')
+
+    p = sub("serve", cmd_serve, "run the in-game chat bridge (Minecraft Pi / RaspberryJuice API)")
+    p.add_argument("--mc-host", default=Config().bridge.mc_host, metavar="H", help="server host (default: %(default)s)")
+    p.add_argument("--mc-port", type=int, default=Config().bridge.mc_port, metavar="P", help="API port (default: %(default)s)")
+    p.add_argument("--index", metavar="DIR", help="index directory (default: the bundled corpus's)")
+    p.add_argument("--model", metavar="ID_OR_PATH", help="QA model: hub id or local directory")
+    p.add_argument("--fallback", action="store_true", help="use the offline fallback reader, no QA model")
+    p.add_argument("--max-questions", type=int, default=None, metavar="N", help="stop after answering N questions")
+    p.add_argument("--connect-attempts", type=int, default=Config().bridge.connect_attempts, metavar="N",
+                   help="tries to reach the server at start-up, 0 = forever (default: %(default)s)")
+
+    p = sub("eval", cmd_eval, "run the IR, QA and full-system evaluations")
+    p.add_argument("--questions", metavar="FILE", help="question file (default: eval/questions.txt)")
+    p.add_argument("--index", metavar="DIR", help="tuned index to evaluate (default: built from --corpus)")
+    p.add_argument("--corpus", metavar="FILE", help="corpus for the indexes (default: the bundled corpus)")
+    p.add_argument("--model", action="append", metavar="ID_OR_PATH",
+                   help="QA model to evaluate (repeatable; default: the configured model)")
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    p.add_argument("--out", default="eval-report", metavar="DIR",
+                   help="directory for report.md, chart.png and questions.csv (default: %(default)s)")
+    p.add_argument("--quick", action="store_true", help="only the default configuration, no side-by-side")
+
+    p = sub("sample-wiki", cmd_sample_wiki, "serve the bundled sample wiki on localhost as MediaWiki-style HTML")
+    p.add_argument("--port", type=int, default=8080, metavar="P", help="port (default: %(default)s; 0 picks a free one)")
+    p.add_argument("--host", default="127.0.0.1", metavar="H", help="address to bind (default: %(default)s)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    setup_logging(args.verbose, args.quiet)
+    try:
+        config = Config.from_env()
+        return args.handler(args, config)
+    except KeyboardInterrupt:
+        print("jarvis: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the one place errors become messages
+        if args.debug:
+            raise
+        user_error = isinstance(exc, (JarvisError, OSError)) or getattr(exc, "user_error", False)
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if user_error:
+            print(f"jarvis {args.command}: error: {message}", file=sys.stderr)
+            return 1
+        print(f"jarvis {args.command}: internal error: {type(exc).__name__}: {message} "
+              "(rerun with --debug for the traceback)", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,247 @@
+"""The in-game demo: a local Minecraft server, Jarvis in its chat, a bot player asking questions.
+
+    python -m jarvis.demo [--fallback] [--question "jarvis, ..."]... [--timeout S] [--stay]
+
+Starts, each as a child process with its log in a temporary directory:
+1. ``mcserver/server.js``: flying-squid (Minecraft Java 1.21.4, offline, flat world) with the
+   RaspberryJuice-style chat API plugin, on free local ports;
+2. ``jarvis serve``: the chat bridge with the QA model when it is available offline (else the
+   fallback reader), on the default index of the bundled corpus;
+3. ``mcserver/bot.js``: a mineflayer player that asks the questions and leaves.
+It prints the chat transcript as the bot sees it and stops everything, within ``--timeout``.
+``--stay`` keeps the server and Jarvis running afterwards (game port 25565) so you can join
+with a Minecraft Java 1.21.4 client; Ctrl-C stops them.
+
+The helpers (``LocalMinecraft``, ``start_jarvis``, ``run_bot``) are also what the end-to-end
+test and the bridge benchmark use.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from jarvis.config import PACKAGE_DIR
+from jarvis.errors import JarvisError
+
+MCSERVER_DIR = PACKAGE_DIR.parent / "mcserver"
+MINECRAFT_VERSION = "1.21.4"   # server.js and bot.js speak this version
+DEFAULT_QUESTIONS = (
+    "jarvis, what do cows drop?",
+    "Jarvis: where do blazes spawn?",
+    "jarvis how do I make a crafting table?",
+    "jarvis, what is a creeper?",
+)
+READY = re.compile(r"READY port=(\d+) api_port=(\d+)")
+STOP_GRACE = 15.0   # seconds a child gets to exit after SIGTERM before it is killed
+
+
+class DemoError(JarvisError):
+    """The demo cannot run (Node.js or mcserver/node_modules missing, a part failed to start)."""
+
+
+def node_executable() -> str:
+    """The ``node`` binary, after checking that mcserver/node_modules is installed."""
+    node = shutil.which("node")
+    if node is None:
+        raise DemoError("Node.js is not installed (the demo's Minecraft server needs Node.js 20+)")
+    if not (MCSERVER_DIR / "server.js").is_file():
+        raise DemoError(f"{MCSERVER_DIR} not found: run the demo from a checkout of the Jarvis repository")
+    if not (MCSERVER_DIR / "node_modules" / "flying-squid").is_dir() or \
+            not (MCSERVER_DIR / "node_modules" / "mineflayer").is_dir():
+        raise DemoError("mcserver/node_modules is missing: run `make setup` (or `npm ci` in mcserver/)")
+    return node
+
+
+@dataclass
+class Child:
+    """A child process whose stdout and stderr go to a log file."""
+
+    name: str
+    process: subprocess.Popen
+    log_path: Path
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace") if self.log_path.exists() else ""
+
+    def wait_for_log(self, pattern: re.Pattern, timeout: float) -> re.Match:
+        """The first match of ``pattern`` in the log; DemoError if the child exits or time runs out."""
+        deadline = time.monotonic() + timeout
+        while True:
+            match = pattern.search(self.log_text())
+            if match:
+                return match
+            if self.process.poll() is not None:
+                raise DemoError(f"{self.name} exited with status {self.process.returncode}: {self.last_lines()}")
+            if time.monotonic() > deadline:
+                raise DemoError(f"{self.name} was not ready within {timeout:g} s: {self.last_lines()}")
+            time.sleep(0.1)
+
+    def last_lines(self, n: int = 3) -> str:
+        lines = [line.strip() for line in self.log_text().splitlines() if line.strip()]
+        return " | ".join(lines[-n:]) or "(no output)"
+
+    def stop(self) -> int | None:
+        """SIGTERM, then SIGKILL after STOP_GRACE seconds; the exit status."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(STOP_GRACE)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+
+def _spawn(name: str, command: Sequence[str], log_dir: Path, env: dict | None = None) -> Child:
+    log_path = log_dir / f"{name}.log"
+    with open(log_path, "wb") as log_file:
+        process = subprocess.Popen(list(command), stdout=log_file, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, env=env)
+    return Child(name, process, log_path)
+
+
+@dataclass
+class LocalMinecraft:
+    """The flying-squid server with the chat API plugin, on free ports unless told otherwise."""
+
+    log_dir: Path
+    port: int = 0          # game port (0: a free one)
+    api_port: int = 0      # chat API port (0: a free one)
+    max_seconds: float = 0  # the server stops by itself after this long (0: never)
+    child: Child | None = field(default=None, init=False)
+
+    def start(self, timeout: float = 60.0) -> "LocalMinecraft":
+        node = node_executable()
+        command = [node, str(MCSERVER_DIR / "server.js"), "--port", str(self.port), "--api-port", str(self.api_port),
+                   "--max-seconds", str(int(self.max_seconds)), "--quiet"]
+        self.child = _spawn("mcserver", command, self.log_dir)
+        match = self.child.wait_for_log(READY, timeout)
+        self.port, self.api_port = int(match.group(1)), int(match.group(2))
+        return self
+
+    def stop(self) -> None:
+        if self.child is not None:
+            self.child.stop()
+
+
+def start_jarvis(api_port: int, log_dir: Path, *, fallback: bool, index_dir: Path | None = None,
+                 extra_args: Sequence[str] = (), env: dict | None = None, timeout: float = 300.0) -> Child:
+    """``jarvis serve`` against the local server; returns once it is polling the chat."""
+    command = [sys.executable, "-m", "jarvis", "serve", "-v", "--mc-host", "127.0.0.1", "--mc-port", str(api_port)]
+    if fallback:
+        command.append("--fallback")
+    if index_dir is not None:
+        command += ["--index", str(index_dir)]
+    command += list(extra_args)
+    child = _spawn("jarvis-serve", command, log_dir, env={**os.environ, **(env or {})})
+    child.wait_for_log(re.compile(r"event=connected"), timeout)
+    return child
+
+
+def run_bot(game_port: int, questions: Sequence[str], *, players: int = 1, username: str = "Steve",
+            interval: float = 3.5, reply_timeout: float = 30.0, max_seconds: float = 120.0) -> Iterator[dict]:
+    """Run bot.js and yield its events (dicts, see mcserver/bot.js) as they happen."""
+    command = [node_executable(), str(MCSERVER_DIR / "bot.js"), "--port", str(game_port), "--json",
+               "--username", username, "--players", str(players), "--interval", str(interval),
+               "--reply-timeout", str(reply_timeout), "--max-seconds", str(int(max_seconds))]
+    for question in questions:
+        command += ["--question", question]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               stdin=subprocess.DEVNULL, encoding="utf-8", errors="replace")
+    try:
+        for line in process.stdout:
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                continue
+        process.wait(timeout=max_seconds)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def _reader_used(jarvis_log: str) -> str:
+    readers = re.findall(r'event=answered .*?reader="([^"]*)"', jarvis_log)
+    return readers[-1] if readers else "unknown"
+
+
+def run_demo(questions: Sequence[str], *, fallback: bool, timeout: float, stay: bool) -> int:
+    node_executable()   # fail fast, before anything starts
+    deadline = time.monotonic() + timeout
+    with tempfile.TemporaryDirectory(prefix="jarvis-demo-") as tmp:
+        log_dir = Path(tmp)
+        server = LocalMinecraft(log_dir, port=25565 if stay else 0, max_seconds=0 if stay else timeout + 30)
+        jarvis: Child | None = None
+        try:
+            print(f"starting the Minecraft {MINECRAFT_VERSION} server (flying-squid, offline) ...", flush=True)
+            server.start(timeout=max(5.0, deadline - time.monotonic()))
+            print(f"  game port {server.port}, chat API port {server.api_port}", flush=True)
+            print("starting jarvis serve (loads the index and the reader) ...", flush=True)
+            jarvis = start_jarvis(server.api_port, log_dir, fallback=fallback,
+                                  timeout=max(5.0, deadline - time.monotonic()))
+            print("a bot player joins and asks; the chat as the bot sees it:\n", flush=True)
+            answered = asked = 0
+            latencies = []
+            for event in run_bot(server.port, questions, max_seconds=max(10.0, deadline - time.monotonic())):
+                if event["event"] == "chat":
+                    print(f"  {event['text']}", flush=True)
+                elif event["event"] == "sent":
+                    asked += 1
+                elif event["event"] == "reply":
+                    answered += 1
+                    latencies.append(event["latency_ms"])
+                elif event["event"] in ("no_reply", "error"):
+                    print(f"  -- {event.get('question') or event.get('message')}: no reply", flush=True)
+            reader = _reader_used(jarvis.log_text())
+            print(f"\n{answered} of {asked} questions answered in game chat (reader: {reader}; "
+                  f"question-to-reply {', '.join(f'{ms} ms' for ms in latencies) or '-'})")
+            if stay:
+                print(f"\nstill running: join localhost:{server.port} with Minecraft Java {MINECRAFT_VERSION} "
+                      "(Multiplayer > Direct Connection) and type `jarvis, what do cows drop?`. Ctrl-C stops.")
+                while server.child.process.poll() is None and jarvis.process.poll() is None:
+                    time.sleep(0.5)
+            return 0 if asked and answered == asked else 1
+        except KeyboardInterrupt:
+            return 130
+        finally:
+            if jarvis is not None and jarvis.stop() not in (0, None):
+                print(f"jarvis serve exited with status {jarvis.process.returncode}: {jarvis.last_lines()}",
+                      file=sys.stderr)
+            server.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m jarvis.demo", description=__doc__.splitlines()[0])
+    parser.add_argument("--question", action="append", metavar="TEXT",
+                        help="a chat message for the bot to send (repeatable; default: four questions)")
+    parser.add_argument("--fallback", action="store_true", help="use the offline fallback reader, no QA model")
+    parser.add_argument("--timeout", type=float, default=300.0, metavar="S",
+                        help="stop everything after this long (default: %(default)s)")
+    parser.add_argument("--stay", action="store_true",
+                        help=f"keep the server (port 25565) and Jarvis running to join with Minecraft {MINECRAFT_VERSION}")
+    args = parser.parse_args(argv)
+    try:
+        return run_demo(args.question or DEFAULT_QUESTIONS, fallback=args.fallback, timeout=args.timeout,
+                        stay=args.stay)
+    except JarvisError as exc:
+        print(f"jarvis demo: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

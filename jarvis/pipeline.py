@@ -1,0 +1,232 @@
+"""Question in, answer out: retrieval (index.Searcher) plus reading (span reader or fallback).
+
+    jarvis = Jarvis.from_config(config, index_dir)   # loads the reader once
+    answer = jarvis.ask("what do cows drop?")          # Answer(text="0-2 leather and 1-3 raw beef", ...)
+
+``Jarvis.ask`` may be called again and again, from one worker thread (the chat bridge) or
+several (a lock serialises them: one model, one question at a time). Answers are cached per
+normalised question and index version, so a reindex never serves stale answers.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+import unicodedata
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Protocol, Sequence
+
+from jarvis.config import Config, ReaderSettings
+from jarvis.errors import JarvisError
+from jarvis.lexical import TermAnalyzer, bm25_scores
+from jarvis.reader import ModelUnavailableError, Passage, Reader, SpanReader, Span
+
+log = logging.getLogger(__name__)
+
+MAX_QUESTION_CHARS = 500   # a chat line is at most 256; anything far longer is not a question
+NO_ANSWER = "I don't know."
+
+
+class QuestionError(JarvisError):
+    """An empty or unusable question."""
+
+
+def check_question(text: str) -> str:
+    """The question, cleaned (control characters out, whitespace collapsed); a user error if unusable."""
+    if not isinstance(text, str):
+        raise QuestionError("the question must be text")
+    cleaned = "".join(" " if unicodedata.category(c).startswith("C") else c for c in text)
+    cleaned = re.sub(r"\s+", " ", cleaned).strip()
+    if not cleaned:
+        raise QuestionError("empty question: ask something, e.g. jarvis ask \"what do cows drop?\"")
+    if len(cleaned) > MAX_QUESTION_CHARS:
+        raise QuestionError(f"question too long ({len(cleaned)} characters, at most {MAX_QUESTION_CHARS})")
+    if not any(c.isalnum() for c in cleaned):
+        raise QuestionError("the question has no words")
+    return cleaned
+
+
+def normalize_question(question: str) -> str:
+    """The answer cache's key: case, spacing and closing punctuation do not change the question."""
+    return re.sub(r"\s+", " ", question.casefold()).strip().rstrip("?!. ")
+
+
+class Page(Protocol):
+    """What the reader needs of a page: index.Hit and crawler.corpus.Page both fit."""
+
+    title: str
+    paragraphs: list[str]
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    text: str               # the answer span; "" when Jarvis does not know
+    score: float            # the reader's score of the span (its own scale)
+    title: str              # source page; "" when Jarvis does not know
+    reader: str             # "roberta-base-squad2", "fallback:minilm", ...
+    seconds: float
+    url: str = ""
+    pages: tuple[str, ...] = ()   # titles of the pages read, best first
+    cached: bool = False
+
+    @property
+    def found(self) -> bool:
+        return bool(self.text)
+
+    def to_json(self) -> dict:
+        return {"answer": self.text, "score": round(self.score, 4), "title": self.title, "reader": self.reader,
+                "seconds": round(self.seconds, 3), "found": self.found, "url": self.url,
+                "pages": list(self.pages), "cached": self.cached}
+
+    def describe(self) -> str:
+        if self.found:
+            lines = [self.text, f"  source: {self.title}" + (f" ({self.url})" if self.url else "")]
+        else:
+            read = ", ".join(self.pages) if self.pages else "no page matched"
+            lines = [NO_ANSWER, f"  pages read: {read}"]
+        timing = f"{self.seconds:.2f} s" + (", cached" if self.cached else "")
+        lines.append(f"  reader: {self.reader}, {timing}")
+        return "\n".join(lines)
+
+
+@dataclass
+class AskStats:
+    """Counters for logs and tests: how many questions, cache hits and reads."""
+
+    asked: int = 0
+    cache_hits: int = 0
+    reads: int = 0
+
+
+class AnswerCache:
+    """A bounded LRU of answers."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._answers: OrderedDict[tuple, Answer] = OrderedDict()
+
+    def get(self, key: tuple) -> Answer | None:
+        answer = self._answers.get(key)
+        if answer is not None:
+            self._answers.move_to_end(key)
+        return answer
+
+    def put(self, key: tuple, answer: Answer) -> None:
+        if self.size <= 0:
+            return
+        self._answers[key] = answer
+        self._answers.move_to_end(key)
+        while len(self._answers) > self.size:
+            self._answers.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+
+def load_reader(settings: ReaderSettings) -> Reader:
+    """The span reader for ``settings.model``; the fallback reader (with a warning) when it cannot load."""
+    from jarvis.fallback import load_fallback_reader
+
+    if not settings.model:
+        log.info("answering with the offline fallback reader (no QA model configured)")
+        return load_fallback_reader(settings.fallback)
+    try:
+        return SpanReader.load(settings)
+    except ModelUnavailableError as exc:
+        fallback = load_fallback_reader(settings.fallback)
+        log.warning("QA model unavailable: %s; answering with the offline reader %s", exc, fallback.name)
+        return fallback
+
+
+@dataclass
+class Jarvis:
+    """Retrieval plus reading. Holds the open searcher, the loaded reader and the answer cache."""
+
+    searcher: object                # index.Searcher: .search(question, k) -> [Hit], .version
+    reader: Reader
+    settings: ReaderSettings = field(default_factory=ReaderSettings)
+    top_k: int = 3
+    stats: AskStats = field(default_factory=AskStats)
+
+    def __post_init__(self) -> None:
+        self._cache = AnswerCache(self.settings.cache_size)
+        self._lock = threading.Lock()
+        self._analyzer = TermAnalyzer()
+
+    @classmethod
+    def from_config(cls, config: Config, index_dir: str | Path) -> "Jarvis":
+        from index import Searcher
+
+        searcher = Searcher(Path(index_dir))  # opens now: a missing index is a user error before loading
+        try:
+            reader = load_reader(config.reader)
+        except BaseException:
+            searcher.close()
+            raise
+        return cls(searcher, reader, config.reader, config.top_k)
+
+    # ------------------------------------------------------------------ asking
+
+    def ask(self, question: str) -> Answer:
+        """Answer one question from the top pages of the index."""
+        began = time.perf_counter()
+        question = check_question(question)
+        with self._lock:
+            self.stats.asked += 1
+            key = (normalize_question(question), self.searcher.version, self.top_k, self.reader.name)
+            cached = self._cache.get(key)
+            if cached is not None:
+                self.stats.cache_hits += 1
+                return replace(cached, question=question, seconds=time.perf_counter() - began, cached=True)
+            hits = self.searcher.search(question, k=self.top_k)
+            answer = self._read(question, hits, began)
+            self._cache.put(key, answer)
+            return answer
+
+    def read_pages(self, question: str, pages: Sequence[Page]) -> Answer:
+        """Answer from the given pages, best first (no retrieval, no cache): the eval's QA mode."""
+        began = time.perf_counter()
+        question = check_question(question)
+        with self._lock:
+            return self._read(question, pages, began)
+
+    def _read(self, question: str, pages: Sequence[Page], began: float) -> Answer:
+        passages = [Passage(page.title, text, rank, index, getattr(page, "url", ""))
+                    for rank, page in enumerate(pages) for index, text in enumerate(page.paragraphs)]
+        if self.settings.max_paragraphs:
+            passages = self.best_passages(question, passages, self.settings.max_paragraphs)
+        self.stats.reads += 1
+        span: Span | None = self.reader.read(question, passages) if passages else None
+        titles = tuple(page.title for page in pages)
+        seconds = time.perf_counter() - began
+        if span is None:
+            log.info("no answer to %r in %s", question, titles)
+            return Answer(question, "", 0.0, "", self.reader.name, seconds, pages=titles)
+        return Answer(question, span.text, span.score, span.passage.title, self.reader.name, seconds,
+                      url=span.passage.url, pages=titles)
+
+    def best_passages(self, question: str, passages: list[Passage], n: int) -> list[Passage]:
+        """Paragraph pre-ranking: the n passages that best match the question's words, in reading order."""
+        if len(passages) <= n:
+            return passages
+        query = self._analyzer.terms(question)
+        scores = bm25_scores(query, [self._analyzer.terms(p.text) for p in passages])
+        keep = sorted(range(len(passages)), key=lambda i: (-scores[i], i))[:n]
+        return [passages[i] for i in sorted(keep)]
+
+    # ------------------------------------------------------------------ lifetime
+
+    def close(self) -> None:
+        close = getattr(self.searcher, "close", None)
+        if close:
+            close()
+
+    def __enter__(self) -> "Jarvis":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()

@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// A bot player (mineflayer) that joins the server, asks Jarvis questions in chat, prints the
+// chat transcript and leaves. Always exits by itself (--max-seconds).
+//
+//   node bot.js [--host 127.0.0.1] [--port 25565] [--username Steve] [--players 1]
+//               [--question "jarvis, what do cows drop?" ...] [--interval 3.5]
+//               [--reply-timeout 20] [--settle 1] [--max-seconds 90] [--json]
+//
+// Each question waits for Jarvis's first reply line addressed to this player
+// (`[Jarvis] <name>: ...`) or --reply-timeout; questions are at least --interval seconds
+// apart (Jarvis rate-limits each player). --players N joins N bots (<username>1..N) that all
+// ask the same questions at the same time: a burst. Output: the transcript as text, or with
+// --json one JSON object a line: {"t", "event": "chat"|"sent"|"reply"|"no_reply"|"done"|"error", ...}.
+// Exit status: 0 when every question got a reply, 1 when some did not, 2 when joining failed.
+'use strict'
+
+const { parseArgs } = require('util')
+
+const { values: args } = parseArgs({
+  options: {
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '25565' },
+    username: { type: 'string', default: 'Steve' },
+    players: { type: 'string', default: '1' },
+    question: { type: 'string', multiple: true, default: ['jarvis, what do cows drop?'] },
+    interval: { type: 'string', default: '3.5' },
+    'reply-timeout': { type: 'string', default: '20' },
+    settle: { type: 'string', default: '1' },
+    'max-seconds': { type: 'string', default: '90' },
+    json: { type: 'boolean', default: false }
+  }
+})
+
+let mineflayer
+try {
+  mineflayer = require('mineflayer')
+} catch (err) {
+  console.error('bot: node_modules missing: run `make setup` (or `npm ci` in mcserver/)')
+  process.exit(2)
+}
+
+const VERSION = '1.21.4' // the server's version (server.js)
+const started = Date.now()
+const seconds = () => (Date.now() - started) / 1000
+const sleep = ms => new Promise(resolve => setTimeout(resolve, ms))
+
+function emit (event, fields) {
+  const record = { t: Number(seconds().toFixed(3)), event, ...fields }
+  if (args.json) {
+    console.log(JSON.stringify(record))
+  } else if (event === 'chat') {
+    console.log(fields.text)
+  } else if (event === 'no_reply') {
+    console.log(`-- ${fields.player}: no reply within ${args['reply-timeout']} s to: ${fields.question}`)
+  } else if (event === 'error') {
+    console.log(`-- ${fields.player}: ${fields.message}`)
+  }
+}
+
+function finish (code, reason) {
+  emit('done', { reason, code })
+  process.exit(code)
+}
+
+function joinedBot (username, printChat) {
+  return new Promise((resolve, reject) => {
+    const bot = mineflayer.createBot({
+      host: args.host, port: Number(args.port), username, version: VERSION, auth: 'offline', hideErrors: true
+    })
+    bot.replyWaiters = []
+    bot.on('messagestr', text => {
+      if (printChat) emit('chat', { text })
+      // `[Jarvis] Steve: ...`: a reply to this player
+      if (text.startsWith(`[Jarvis] ${username}:`)) {
+        const waiter = bot.replyWaiters.shift()
+        if (waiter) waiter(text)
+      }
+    })
+    bot.once('spawn', () => resolve(bot))
+    bot.once('error', err => reject(err))
+    bot.once('kicked', reason => reject(new Error(`kicked: ${JSON.stringify(reason)}`)))
+    bot.once('end', reason => reject(new Error(`disconnected: ${reason}`)))
+  })
+}
+
+function waitForReply (bot, timeoutMs) {
+  return new Promise(resolve => {
+    let done = false
+    const waiter = text => { if (!done) { done = true; clearTimeout(timer); resolve(text) } }
+    const timer = setTimeout(() => {
+      if (done) return
+      done = true
+      bot.replyWaiters.splice(bot.replyWaiters.indexOf(waiter), 1)
+      resolve(null)
+    }, timeoutMs)
+    bot.replyWaiters.push(waiter)
+  })
+}
+
+async function askAll (bot, username) {
+  let answered = 0
+  let lastSent = -Infinity
+  for (const question of args.question) {
+    const wait = lastSent + Number(args.interval) * 1000 - Date.now()
+    if (wait > 0) await sleep(wait)
+    const reply = waitForReply(bot, Number(args['reply-timeout']) * 1000)
+    lastSent = Date.now()
+    bot.chat(question)
+    emit('sent', { player: username, text: question })
+    const text = await reply
+    if (text === null) {
+      emit('no_reply', { player: username, question })
+    } else {
+      answered += 1
+      emit('reply', { player: username, question, text, latency_ms: Date.now() - lastSent })
+    }
+  }
+  return answered
+}
+
+async function main () {
+  setTimeout(() => finish(1, 'max-seconds'), Number(args['max-seconds']) * 1000).unref()
+  const count = Math.max(1, Number(args.players))
+  const names = count === 1 ? [args.username] : Array.from({ length: count }, (_, i) => `${args.username}${i + 1}`)
+  let bots
+  try {
+    bots = await Promise.all(names.map((name, i) => joinedBot(name, i === 0)))
+  } catch (err) {
+    emit('error', { player: names[0], message: `cannot join ${args.host}:${args.port}: ${err.message}` })
+    finish(2, 'join failed')
+  }
+  await sleep(500) // let the join messages pass
+  const answered = await Promise.all(bots.map((bot, i) => askAll(bot, names[i])))
+  await sleep(Number(args.settle) * 1000) // the last reply may have more lines
+  const total = answered.reduce((a, b) => a + b, 0)
+  for (const bot of bots) bot.quit()
+  finish(total === names.length * args.question.length ? 0 : 1, `${total} of ${names.length * args.question.length} answered`)
+}
+
+main()

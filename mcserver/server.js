@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// A small offline Minecraft Java server (flying-squid) with Jarvis's chat API plugin.
+//
+//   node server.js [--port 25565] [--host 127.0.0.1] [--api-port 4711] [--api-host 127.0.0.1]
+//                  [--max-seconds 0] [--quiet]
+//
+// Minecraft Java VERSION below (join with a client of exactly that version), offline mode
+// (no Mojang account or session lookups), a small flat in-memory world (nothing written to
+// disk, starts in about a second). Port 0 picks a free port. When both the game port and the
+// API port listen it prints one line:  READY port=<game port> api_port=<api port> version=<v>
+'use strict'
+
+const path = require('path')
+const { parseArgs } = require('util')
+
+const VERSION = '1.21.4'
+
+const { values: args } = parseArgs({
+  options: {
+    port: { type: 'string', default: '25565' },
+    host: { type: 'string', default: '127.0.0.1' },
+    'api-port': { type: 'string', default: '4711' },
+    'api-host': { type: 'string', default: '127.0.0.1' },
+    'max-seconds': { type: 'string', default: '0' }, // stop by itself after this long (0: never)
+    quiet: { type: 'boolean', default: false }
+  }
+})
+
+let flyingSquid
+try {
+  flyingSquid = require('flying-squid')
+} catch (err) {
+  console.error('mcserver: node_modules missing: run `make setup` (or `npm ci` in mcserver/)')
+  process.exit(2)
+}
+
+const serv = flyingSquid.createMCServer({
+  motd: 'Jarvis test server (flying-squid)',
+  port: Number(args.port),
+  host: args.host,
+  'max-players': 20,
+  'online-mode': false,
+  logging: false, // no log files
+  noConsoleOutput: args.quiet,
+  gameMode: 1,
+  difficulty: 0,
+  worldFolder: undefined, // in memory
+  generation: { name: 'superflat', options: { worldHeight: 80 } },
+  kickTimeout: 10000,
+  plugins: {
+    [path.join(__dirname, 'raspberryjuice.js')]: { host: args['api-host'], port: Number(args['api-port']) }
+  },
+  modpe: false,
+  'view-distance': 2,
+  'player-list-text': { header: 'Jarvis test server', footer: 'ask: jarvis, what do cows drop?' },
+  'everybody-op': false,
+  'max-entities': 10,
+  version: VERSION
+})
+
+let gamePort = null
+let apiPort = null
+function announce () {
+  if (gamePort !== null && apiPort !== null) {
+    console.log(`\nREADY port=${gamePort} api_port=${apiPort} version=${VERSION}`)
+  }
+}
+serv.on('listening', () => {
+  gamePort = serv._server.socketServer.address().port
+  announce()
+})
+serv.on('raspberryJuiceListening', port => {
+  apiPort = port
+  announce()
+})
+serv.on('raspberryJuiceError', () => process.exit(3))
+serv.on('error', err => {
+  if (err && err.code === 'EADDRINUSE') {
+    console.error(`mcserver: port ${args.port} is in use`)
+    process.exit(3)
+  }
+})
+
+function stop () {
+  serv.raspberryJuice?.close()
+  process.exit(0) // flying-squid's exit hook kicks the players and closes the server
+}
+process.on('SIGINT', stop)
+process.on('SIGTERM', stop)
+const maxSeconds = Number(args['max-seconds'])
+if (maxSeconds > 0) setTimeout(stop, maxSeconds * 1000).unref()

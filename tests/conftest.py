@@ -1,0 +1,34 @@
+"""Shared fixtures: the bundled corpus's index (built once per session)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jarvis.config import BUNDLED_CORPUS
+
+
+@pytest.fixture(scope="session")
+def bundled_corpus() -> Path:
+    if not BUNDLED_CORPUS.is_file():
+        pytest.fail(f"bundled corpus missing: {BUNDLED_CORPUS} (run `make corpus`)")
+    return BUNDLED_CORPUS
+
+
+@pytest.fixture(scope="session")
+def bundled_index(tmp_path_factory, bundled_corpus) -> Path:
+    """A real Whoosh index of the bundled corpus (tuned profile)."""
+    from index import build_index
+
+    index_dir = tmp_path_factory.mktemp("bundled-index")
+    build_index(bundled_corpus, index_dir, profile="tuned", progress=False)
+    return index_dir
+
+
+@pytest.fixture(scope="session")
+def tiny_qa_model(tmp_path_factory) -> Path:
+    """A tiny, randomly initialised RoBERTa QA model and its BPE tokenizer, saved like a downloaded
+    model (2 layers, hidden 64, seed 0; see qa_models.py). Its answers are arbitrary but deterministic."""
+    from qa_models import MINECRAFT_TEXT, build_qa_model
+
+    return build_qa_model(tmp_path_factory.mktemp("tiny-qa"), MINECRAFT_TEXT, vocab_size=600)

@@ -1,0 +1,482 @@
+"""The chat bridge against a local RaspberryJuice double on real sockets (tests/raspberryjuice_double.py).
+
+Every wait is a bounded loop with a deadline; nothing asserts on how long anything took.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import threading
+import unicodedata
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings as hyp_settings, strategies as st
+from mcpi.util import flatten_parameters_to_bytestring
+
+from jarvis.bridge import (PREFIX, Bridge, BridgeConnection, BridgeError, ChatPost, ConnectionLost,
+                           addressed_question, answer_lines, chat_safe, parse_chat_posts, reply_lines)
+from jarvis.config import BridgeSettings
+from jarvis.pipeline import Answer, check_question
+from raspberryjuice_double import RaspberryJuiceDouble
+
+PLAYERS = {1: "Steve", 2: "Alex"}
+# Fast settings for tests: poll often, give up on a silent server quickly, reconnect quickly.
+FAST = BridgeSettings(mc_host="127.0.0.1", poll_interval=0.02, per_player_rate=0.0, io_timeout=2.0,
+                      reconnect_min_delay=0.05, reconnect_max_delay=0.2, connect_attempts=3)
+
+NASTY = [
+    "line one\nchat.post(injected)\nworld.setBlock(0,0,0,46)",
+    "carriage\rreturn",
+    "crlf\r\nevents.clear()",
+    "closing ) paren ) and (open",
+    "pipe | and |12,fake event",
+    "nul\x00 bell\x07 escape\x1b[31m del\x7f c1\x85 \x9b",
+    "unicode line\u2028separator\u2029para",
+    "bidi \u202eoverride\u202c zero\u200bwidth \ufeffbom",
+    "lone surrogate \ud800 here",
+    "§cformatted §lbold",
+    "tab\tvertical\vformfeed\f",
+    "emoji 🐄🐖 and 中文 and ñ",
+    "",
+    ")",
+    "\n\n\n",
+]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def answer_for(question: str, text: str | None = None, title: str = "Cow") -> Answer:
+    text = f"answer to {question}" if text is None else text
+    return Answer(question=question, text=text, score=1.0, title=title if text else "", reader="test",
+                  seconds=0.0, pages=("Cow",))
+
+
+class RecordingAnswerer:
+    """question -> Answer; records the questions; can be held (to make answering slow) and released."""
+
+    def __init__(self, reply=None, hold: bool = False) -> None:
+        self.reply = reply or (lambda q: answer_for(q))
+        self.questions: list[str] = []
+        self.released = threading.Event()
+        self.called = threading.Event()
+        if not hold:
+            self.released.set()
+
+    def __call__(self, question: str) -> Answer:
+        self.questions.append(question)
+        self.called.set()
+        self.released.wait(30)
+        return self.reply(question)
+
+
+class RunningBridge:
+    """A Bridge serving in a thread, stopped and joined at the end of the test."""
+
+    def __init__(self, double: RaspberryJuiceDouble, answerer, **overrides) -> None:
+        max_questions = overrides.pop("max_questions", None)
+        self.settings = replace(FAST, mc_port=double.port, **overrides)
+        self.bridge = Bridge(self.settings, answerer, max_questions=max_questions)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        commands_before = len(double.commands)
+        # Polling means the initial events.clear was processed: chat said from now on is seen.
+        assert double.wait_for(lambda: "events.chat.posts" in double.commands[commands_before:]), "bridge never polled"
+
+    def _run(self) -> None:
+        try:
+            self.bridge.run()
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            self.error = exc
+
+    def stop(self) -> None:
+        self.bridge.stop()
+        self.thread.join(timeout=20)
+        assert not self.thread.is_alive(), "bridge did not stop"
+        assert self.error is None, self.error
+
+
+@pytest.fixture
+def double():
+    with RaspberryJuiceDouble(PLAYERS) as server:
+        yield server
+
+
+@pytest.fixture
+def start_bridge(double):
+    running: list[RunningBridge] = []
+
+    def start(answerer, **overrides) -> RunningBridge:
+        running.append(RunningBridge(double, answerer, **overrides))
+        return running[-1]
+
+    yield start
+    for bridge in running:
+        bridge.stop()
+
+
+def replies_to(posts: list[str], player: str) -> list[str]:
+    return [p for p in posts if p.startswith(f"{PREFIX}{player}:")]
+
+
+def assert_only_chat_lines(double: RaspberryJuiceDouble) -> None:
+    """Every line the server ever received is a command the bridge meant to send, one per line."""
+    assert set(double.commands) <= {"chat.post", "events.clear", "events.chat.posts", "entity.getName"}
+    for raw in double.lines:
+        text = raw.decode("utf-8")
+        assert "\r" not in text
+        if text.startswith("chat.post("):
+            assert text.endswith(")")
+            assert len(text[len("chat.post("):-1]) <= 200
+
+
+# --------------------------------------------------------------------------- wire: parsing and sanitizing
+
+
+@pytest.mark.parametrize("response, expected", [
+    ("", []),
+    ("1,hello", [ChatPost(1, "hello")]),
+    ("1,a|2,b", [ChatPost(1, "a"), ChatPost(2, "b")]),
+    ("1,jarvis, what do | cows drop?|2,hi", [ChatPost(1, "jarvis, what do | cows drop?"), ChatPost(2, "hi")]),
+    ("1,||| only pipes |", [ChatPost(1, "||| only pipes |")]),
+    ("1,a|b,c|2,d", [ChatPost(1, "a|b,c"), ChatPost(2, "d")]),
+    ("1,|2,", [ChatPost(1, ""), ChatPost(2, "")]),
+    ("1,commas, in, text", [ChatPost(1, "commas, in, text")]),
+    ("7,émoji 🐄 | ok", [ChatPost(7, "émoji 🐄 | ok")]),
+    # The documented ambiguity: `|<digits>,` inside a message starts a new post.
+    ("1,a|12,b", [ChatPost(1, "a"), ChatPost(12, "b")]),
+    # Not the format at all: kept whole, from no known entity.
+    ("garbage", [ChatPost(-1, "garbage")]),
+])
+def test_chat_posts_parse_with_pipes_in_messages(response, expected):
+    assert parse_chat_posts(response) == expected
+
+
+@given(st.lists(st.tuples(st.integers(0, 10**6), st.text().map(lambda t: t.replace("\n", " ")))))
+@hyp_settings(max_examples=300, deadline=None)
+def test_chat_posts_lose_no_text(posts):
+    """Whatever players type, every character of every message comes back (ids may be split off)."""
+    response = "|".join(f"{entity_id},{message}" for entity_id, message in posts)
+    parsed = parse_chat_posts(response)
+    assert "|".join(f"{p.entity_id},{p.message}" for p in parsed) == response
+    if all(not re.search(r"\|[0-9]+,", m) for _, m in posts):
+        assert parsed == [ChatPost(i, m) for i, m in posts]
+
+
+def _is_chat_safe(text: str) -> bool:
+    return (not any(unicodedata.category(c) in ("Cc", "Cs", "Cf", "Zl", "Zp") for c in text)
+            and "|" not in text and "\u00a7" not in text and text == text.strip())
+
+
+@pytest.mark.parametrize("text", NASTY)
+def test_sanitized_text_is_one_harmless_chat_command(text):
+    safe = chat_safe(text)
+    assert _is_chat_safe(safe)
+    # What mcpi puts on the wire for chat.post: exactly one line, one command.
+    wire = b"chat.post(" + flatten_parameters_to_bytestring([safe]) + b")\n"
+    assert wire.count(b"\n") == 1 and b"\r" not in wire
+    assert wire.decode("utf-8").splitlines() == [f"chat.post({safe})"]
+
+
+@given(st.text())
+@hyp_settings(max_examples=500, deadline=None)
+def test_sanitizer_holds_for_any_text(text):
+    safe = chat_safe(text)
+    assert _is_chat_safe(safe)
+    assert chat_safe(safe) == safe                  # idempotent: sanitizing twice changes nothing
+    safe.encode("utf-8")                            # always encodable (no lone surrogates)
+    for line in reply_lines(text, player="Steve", source=text):
+        assert line.startswith(PREFIX) and len(line) <= 200 and _is_chat_safe(line)
+
+
+def test_sanitizer_keeps_readable_text():
+    assert chat_safe("0-2 leather and 1-3 raw beef (source: Cow)") == "0-2 leather and 1-3 raw beef (source: Cow)"
+    assert chat_safe("a|b") == "a\u00a6b"
+    assert chat_safe("one\ntwo\r\nthree") == "one two three"
+    assert chat_safe("vacas 🐄 ñ 中文") == "vacas 🐄 ñ 中文"
+
+
+# --------------------------------------------------------------------------- the chat contract
+
+
+@pytest.mark.parametrize("message, question", [
+    ("jarvis, what do cows drop?", "what do cows drop?"),
+    ("Jarvis: what do cows drop?", "what do cows drop?"),
+    ("JARVIS what do cows drop?", "what do cows drop?"),
+    ("  jarvis ,  how tall is a ghast", "how tall is a ghast"),
+    ("jarvis", ""),
+    ("jarvis,", ""),
+    ("jarvis:   ", ""),
+    ("jarvis, 🐄?", "🐄?"),
+    ("jarvisss what", None),
+    ("hey jarvis, what", None),
+    ("what do cows drop?", None),
+    ("", None),
+])
+def test_which_messages_are_questions(message, question):
+    assert addressed_question(message) == question
+
+
+def test_reply_names_player_and_source():
+    lines = answer_lines(answer_for("q", "0-2 leather and 1-3 raw beef"), player="Steve")
+    assert lines == ["[Jarvis] Steve: 0-2 leather and 1-3 raw beef (source: Cow)"]
+
+
+def test_reply_without_answer_says_so_and_names_pages_read():
+    lines = answer_lines(answer_for("q", ""), player=None)
+    assert lines == ["[Jarvis] I don't know. (pages read: Cow)"]
+
+
+def test_long_reply_splits_on_word_boundaries():
+    words = [f"word{i}" for i in range(60)]
+    lines = reply_lines(" ".join(words), player="Steve", source="Cow", max_lines=5)
+    assert len(lines) > 1
+    assert all(line.startswith(PREFIX) and len(line) <= 200 for line in lines)
+    rejoined = " ".join(line[len(PREFIX):] for line in lines).split()
+    assert rejoined == ["Steve:", *words, "(source:", "Cow)"]
+
+
+def test_very_long_reply_is_shortened_but_keeps_the_source():
+    lines = reply_lines("blah " * 1000, player="Steve", source="Cow", max_lines=3)
+    assert len(lines) == 3
+    assert all(len(line) <= 200 for line in lines)
+    assert lines[-1].endswith("… (source: Cow)")
+
+
+# --------------------------------------------------------------------------- the bridge on a real socket
+
+
+def test_answers_a_question_addressing_the_player(double, start_bridge):
+    answerer = RecordingAnswerer(lambda q: answer_for(q, "0-2 leather and 1-3 raw beef"))
+    start_bridge(answerer)
+    double.say(1, "jarvis, what do cows drop?")
+    assert double.wait_for(lambda: replies_to(double.posts, "Steve"))
+    assert replies_to(double.posts, "Steve") == ["[Jarvis] Steve: 0-2 leather and 1-3 raw beef (source: Cow)"]
+    assert answerer.questions == ["what do cows drop?"]
+
+
+def test_pipe_in_a_message_loses_no_question(double, start_bridge):
+    answerer = RecordingAnswerer()
+    start_bridge(answerer)
+    double.say(1, "jarvis, what do | cows drop?")
+    double.say(2, "jarvis, a|b|c ||| d")
+    double.say(1, "jarvis, last|one")
+    assert double.wait_for(lambda: len(answerer.questions) == 3 and len(double.posts) >= 3)
+    assert answerer.questions == ["what do | cows drop?", "a|b|c ||| d", "last|one"]
+    assert double.wait_for(lambda: len(replies_to(double.posts, "Steve")) == 2)
+    assert replies_to(double.posts, "Steve")[0] == "[Jarvis] Steve: answer to what do \u00a6 cows drop? (source: Cow)"
+
+
+def test_messages_not_for_jarvis_are_ignored(double, start_bridge):
+    answerer = RecordingAnswerer()
+    start_bridge(answerer)
+    for message in ["hello everyone", "what do cows drop?", "jarvisss what", "hey jarvis, hi", "|||", ""]:
+        double.say(1, message)
+    double.say(2, "jarvis, the only question")
+    assert double.wait_for(lambda: replies_to(double.posts, "Alex"))
+    assert answerer.questions == ["the only question"]
+    assert double.posts == ["[Jarvis] Alex: answer to the only question (source: Cow)"]
+
+
+@pytest.mark.parametrize("nasty", NASTY)
+def test_nothing_in_an_answer_or_question_can_inject_commands(double, start_bridge, nasty):
+    answerer = RecordingAnswerer(lambda q: answer_for(q, f"{nasty} {q}", title=nasty or "Cow"))
+    start_bridge(answerer)
+    # Chat itself cannot carry a newline; `|<digits>,` is the parser's documented ambiguity.
+    question = "jarvis, " + re.sub(r"\|(?=[0-9])", "| ", nasty.replace("\n", " ")) + " )x( |"
+    double.say(1, question)
+    assert double.wait_for(lambda: replies_to(double.posts, "Steve"))
+    assert_only_chat_lines(double)
+    for post in double.posts:
+        assert _is_chat_safe(post)
+    assert ")x(" in replies_to(double.posts, "Steve")[0]   # `)` is kept: it cannot close the command
+
+
+def test_reconnects_after_the_server_drops_the_connection(double, start_bridge):
+    answerer = RecordingAnswerer(hold=True)
+    running = start_bridge(answerer)
+    double.say(1, "jarvis, asked before the drop")
+    assert answerer.called.wait(20)
+    double.drop_clients()                                   # the answer is still being computed
+    assert double.wait_for(lambda: double.connections >= 2), "no reconnection"
+    answerer.released.set()
+    assert double.wait_for(lambda: any("nothing was lost" in p for p in double.posts))
+    assert double.wait_for(lambda: replies_to(double.posts, "Steve"))
+    assert replies_to(double.posts, "Steve") == ["[Jarvis] Steve: answer to asked before the drop (source: Cow)"]
+    notice = next(p for p in double.posts if "nothing was lost" in p)
+    assert double.posts.index(notice) < double.posts.index(replies_to(double.posts, "Steve")[0])
+    double.say(2, "jarvis, asked after the reconnection")
+    assert double.wait_for(lambda: replies_to(double.posts, "Alex"))
+    assert running.bridge.stats.reconnects >= 1
+
+
+def test_queued_questions_survive_a_drop(double, start_bridge):
+    answerer = RecordingAnswerer(hold=True)
+    start_bridge(answerer)
+    for i in range(4):
+        double.say(1, f"jarvis, question {i}")
+    assert double.wait_for(lambda: answerer.called.is_set())
+    double.drop_clients()
+    assert double.wait_for(lambda: double.connections >= 2)
+    answerer.released.set()
+    assert double.wait_for(lambda: len(replies_to(double.posts, "Steve")) == 4)
+    assert replies_to(double.posts, "Steve") == [f"[Jarvis] Steve: answer to question {i} (source: Cow)"
+                                                 for i in range(4)]
+
+
+def test_a_silent_server_counts_as_dead(double, start_bridge):
+    answerer = RecordingAnswerer()
+    running = start_bridge(answerer, io_timeout=0.3)
+    double.go_silent()                                      # open socket, no replies: mcpi would hang
+    assert double.wait_for(lambda: double.connections >= 2), "no reconnection after the timeout"
+    double.say(1, "jarvis, are you back?")
+    assert double.wait_for(lambda: replies_to(double.posts, "Steve"))
+    assert running.bridge.stats.disconnects >= 1
+
+
+def test_connection_reports_a_closed_socket_instead_of_spinning(double):
+    connection = BridgeConnection("127.0.0.1", double.port, timeout=2.0)
+    assert double.wait_for_clients(1)
+    assert connection.sendReceive(b"entity.getName", 1) == "Steve"
+    double.drop_clients()
+    with pytest.raises(ConnectionLost):
+        for _ in range(100):   # bounded: the first or second call must notice
+            connection.sendReceive(b"events.chat.posts")
+    connection.close()
+
+
+def test_burst_of_players_every_question_answered_or_told_busy(double, start_bridge):
+    players = {10 + p: f"Player{p}" for p in range(10)}
+    double.players.update(players)
+    answerer = RecordingAnswerer()
+    running = start_bridge(answerer, queue_size=8)
+    for round_ in range(10):
+        for entity_id, name in players.items():
+            double.say(entity_id, f"jarvis, {name} q{round_}")
+
+    def accounted(name: str) -> int:
+        answered = [p for p in replies_to(double.posts, name) if "answer to" in p]
+        refused = 0
+        for post in replies_to(double.posts, name):
+            match = re.search(r"not taken: (\d+) questions\)", post)
+            refused += int(match.group(1)) if match else int('not taken: "' in post)
+        return len(answered) + refused
+
+    assert double.wait_for(lambda: all(accounted(name) == 10 for name in players.values()), timeout=60), \
+        {name: accounted(name) for name in players.values()}
+    stats = running.bridge.stats
+    assert stats.max_waiting <= 8                     # memory bounded: the queue never outgrew its bound
+    assert stats.accepted + stats.refused == 100
+    assert stats.accepted == len(answerer.questions)
+    for name in players.values():                      # each player's answers in the order asked
+        rounds = [int(re.search(r" q(\d+) ", p).group(1)) for p in replies_to(double.posts, name) if "answer to" in p]
+        assert rounds == sorted(rounds)
+    assert_only_chat_lines(double)
+
+
+def test_per_player_rate_limit(double, start_bridge):
+    answerer = RecordingAnswerer()
+    start_bridge(answerer, per_player_rate=600.0)
+    double.say(1, "jarvis, first")
+    double.say(1, "jarvis, second too soon")
+    double.say(2, "jarvis, another player")
+    assert double.wait_for(lambda: len(double.posts) >= 3)
+    steve = replies_to(double.posts, "Steve")
+    assert steve[0] == "[Jarvis] Steve: answer to first (source: Cow)" or "one question every 600 s" in steve[0]
+    assert any("one question every 600 s" in p and '"second too soon"' in p for p in steve)
+    assert replies_to(double.posts, "Alex") == ["[Jarvis] Alex: answer to another player (source: Cow)"]
+    assert answerer.questions == ["first", "another player"]
+
+
+def pipeline_like(question: str) -> Answer:
+    """The real pipeline's question check, then a canned answer."""
+    return answer_for(check_question(question))
+
+
+@pytest.mark.parametrize("message, expected", [
+    ("jarvis", "ask me about Minecraft"),
+    ("jarvis,    ", "ask me about Minecraft"),
+    ("jarvis, " + "x" * 1000, "question too long"),
+    ("jarvis, 🐄🐄🐄", "the question has no words"),
+    ("jarvis, ¿qué sueltan las vacas? 🐄", "answer to ¿qué sueltan las vacas? 🐄"),
+    ("jarvis, " + "why " * 240, "question too long"),
+])
+def test_odd_messages_get_a_sensible_reply(double, start_bridge, message, expected):
+    start_bridge(pipeline_like)
+    double.say(1, message)
+    double.say(2, "jarvis, still alive?")
+    assert double.wait_for(lambda: replies_to(double.posts, "Steve") and replies_to(double.posts, "Alex"))
+    assert expected in replies_to(double.posts, "Steve")[0]
+    assert all(len(p) <= 200 for p in double.posts)
+
+
+def test_an_answerer_crash_does_not_stop_the_bridge(double, start_bridge):
+    def flaky(question: str) -> Answer:
+        if "crash" in question:
+            raise RuntimeError("reader bug")
+        return answer_for(question)
+
+    start_bridge(flaky)
+    double.say(1, "jarvis, crash please")
+    double.say(1, "jarvis, and then?")
+    assert double.wait_for(lambda: len(replies_to(double.posts, "Steve")) == 2)
+    assert "something went wrong" in replies_to(double.posts, "Steve")[0]
+    assert "answer to and then?" in replies_to(double.posts, "Steve")[1]
+
+
+def test_unknown_entity_gets_an_unaddressed_reply(double, start_bridge):
+    start_bridge(RecordingAnswerer())
+    double.say(99, "jarvis, who am i")
+    assert double.wait_for(lambda: double.posts)
+    assert double.posts == ["[Jarvis] answer to who am i (source: Cow)"]
+
+
+def test_stops_by_itself_after_max_questions(double):
+    settings = replace(FAST, mc_port=double.port)
+    bridge = Bridge(settings, RecordingAnswerer(), max_questions=2)
+    thread = threading.Thread(target=bridge.run, daemon=True)
+    thread.start()
+    assert bridge.wait_connected(20)
+    assert double.wait_for(lambda: "events.chat.posts" in double.commands)
+    double.say(1, "jarvis, one")
+    double.say(2, "jarvis, two")
+    thread.join(timeout=20)
+    assert not thread.is_alive()
+    assert bridge.stats.answered == 2
+    assert double.posts[:2] == ["[Jarvis] Steve: answer to one (source: Cow)",
+                                "[Jarvis] Alex: answer to two (source: Cow)"]
+
+
+def test_unreachable_server_is_a_user_error():
+    with RaspberryJuiceDouble() as gone:
+        port = gone.port                     # a port that was just free and is closed now
+    settings = replace(FAST, mc_port=port, connect_attempts=2)
+    with pytest.raises(BridgeError) as info:
+        Bridge(settings, RecordingAnswerer()).run()
+    assert info.value.user_error
+    assert f"127.0.0.1:{port}" in str(info.value)
+
+
+def test_serve_command_stops_cleanly_on_sigterm(double, bundled_index, tmp_path):
+    """`jarvis serve` with the real pipeline (fallback reader): answers, then SIGTERM -> exit 0."""
+    command = [sys.executable, "-m", "jarvis", "serve", "-v", "--fallback", "--mc-host", "127.0.0.1",
+               "--mc-port", str(double.port), "--index", str(bundled_index)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**__import__("os").environ, "JARVIS_HOME": str(tmp_path)})
+    try:
+        assert double.wait_for(lambda: "events.chat.posts" in double.commands, timeout=120), "serve never polled"
+        double.say(1, "jarvis, what do cows drop?")
+        assert double.wait_for(lambda: replies_to(double.posts, "Steve"), timeout=120)
+        reply = replies_to(double.posts, "Steve")[0]
+        assert "(source: Cow)" in reply and ("leather" in reply.lower() or "beef" in reply.lower())
+        process.terminate()
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, stderr
+    assert "event=stopped" in stderr and "event=answered" in stderr

@@ -1,0 +1,91 @@
+"""The command-line contract of DESIGN.md: subcommands, --help, one-line errors."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SUBCOMMANDS = ["crawl", "index", "search", "ask", "serve", "eval", "sample-wiki"]
+
+
+def run_jarvis(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run the installed CLI in a subprocess, as a user would."""
+    return subprocess.run([sys.executable, "-m", "jarvis", *args], capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, **(env or {})})
+
+
+def test_top_level_help_lists_every_subcommand():
+    result = run_jarvis("--help")
+    assert result.returncode == 0
+    for name in SUBCOMMANDS:
+        assert name in result.stdout
+
+
+@pytest.mark.parametrize("name", SUBCOMMANDS)
+def test_subcommand_help(name):
+    result = run_jarvis(name, "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"usage: jarvis {name}")
+
+
+@pytest.mark.parametrize("flags", [
+    ["crawl", "--start", "http://x/w/A", "--out", "c.jsonl", "--max-pages"],
+    ["index", "--corpus", "c.jsonl"],
+    ["search", "cow", "-k", "many"],
+    ["ask", "what?", "--no-such-flag"],
+])
+def test_bad_flags_give_one_line(flags):
+    result = run_jarvis(*flags)
+    assert result.returncode != 0
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "error" in result.stderr
+
+
+@pytest.mark.parametrize("question", ["", "   ", "\t\n"])
+def test_empty_question_is_a_one_line_error(question, tmp_path):
+    result = run_jarvis("ask", question, env={"JARVIS_HOME": str(tmp_path)})
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "question" in lines[0].lower(), result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_index_is_a_one_line_error(tmp_path):
+    result = run_jarvis("search", "cow", "--index", str(tmp_path / "nowhere"))
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "jarvis index" in lines[0], result.stderr
+
+
+def test_missing_corpus_is_a_one_line_error(tmp_path):
+    result = run_jarvis("index", "--corpus", str(tmp_path / "none.jsonl"), "--index", str(tmp_path / "idx"))
+    assert result.returncode != 0
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "none.jsonl" in result.stderr
+
+
+def test_unreachable_host_is_a_one_line_error(tmp_path):
+    # Port 9 on loopback: nothing listens there, the connection is refused at once.
+    result = run_jarvis("crawl", "--start", "http://127.0.0.1:9/w/Cow", "--out", str(tmp_path / "c.jsonl"),
+                        "--delay", "0")
+    assert result.returncode != 0
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "127.0.0.1:9" in result.stderr
+
+
+def test_serve_with_no_server_is_a_one_line_error(tmp_path, bundled_index):
+    result = run_jarvis("serve", "--mc-port", "9", "--index", str(bundled_index), "--fallback",
+                        "--connect-attempts", "1")
+    assert result.returncode != 0
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_config_honours_jarvis_home(tmp_path):
+    from jarvis.config import Config
+
+    config = Config.from_env({"JARVIS_HOME": str(tmp_path), "JARVIS_MODEL": "/models/qa"})
+    assert config.default_index_dir == Path(tmp_path) / "index"
+    assert config.reader.model == "/models/qa"

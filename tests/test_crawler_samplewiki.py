@@ -1,0 +1,59 @@
+"""Crawling the bundled sample wiki gives exactly the bundled corpus: same titles, aliases, paragraphs.
+
+The sample wiki has what a real MediaWiki site has around its articles: a Main Page, wiki
+redirects, duplicate pages, disambiguation pages, spin-off, talk, user, help and project
+namespaces, categories, files and navbox templates. None of those may end up in the corpus,
+and every alias of an article must.
+"""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+
+from crawler import CrawlSettings, crawl, read_corpus
+
+
+@pytest.fixture(scope="module")
+def sample_wiki():
+    from jarvis.samplewiki import start_sample_wiki
+
+    server, base_url = start_sample_wiki(port=0)
+    yield base_url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def crawled(sample_wiki, tmp_path_factory):
+    out = tmp_path_factory.mktemp("samplewiki") / "corpus.jsonl"
+    report = crawl(sample_wiki + "/w/Main_Page", out, CrawlSettings(delay=0), progress=False)
+    return report, {page.title: page for page in read_corpus(out)}
+
+
+def test_crawl_of_the_sample_wiki_equals_the_bundled_corpus(crawled, bundled_corpus):
+    _, pages = crawled
+    expected = {page.title: page for page in read_corpus(bundled_corpus)}
+    assert sorted(pages) == sorted(expected)
+    for title, page in expected.items():
+        got = pages[title]
+        assert set(got.aliases) == set(page.aliases), title
+        assert got.paragraphs == page.paragraphs, title
+        assert got.sha1 == page.sha1, title
+        assert urlsplit(got.url).path == urlsplit(page.url).path, title
+
+
+def test_crawl_of_the_sample_wiki_keeps_both_names_of_duplicates(crawled):
+    _, pages = crawled
+    assert "Crafting Table" in pages["Crafting table"].aliases  # the duplicate copy
+    assert "Workbench" in pages["Crafting table"].aliases       # a wiki redirect
+    assert "Crafting Table" not in pages and "Workbench" not in pages
+
+
+def test_crawl_of_the_sample_wiki_leaves_out_every_non_article(crawled):
+    report, pages = crawled
+    assert not [t for t in pages if ":" in t]
+    assert "Main Page" not in pages
+    assert report.skipped["main page"] == 1
+    assert report.skipped["disambiguation"] >= 1
+    assert not [reason for reason in report.skipped if reason.startswith(("HTTP", "timeout", "error"))]
