@@ -24,7 +24,7 @@ from crawler.dedupe import build_pages, identity
 from crawler.extract import ExtractedPage, extract_article
 from crawler.fetch import UNREACHABLE, FetchResult, Fetcher, Validators
 from crawler.filters import FOLLOW_LINKS_OF, followable_links, skip_reason
-from crawler.journal import (Document, FetchRecord, Journal, journal_path, load_state, save_state,
+from crawler.journal import (CrawlState, Document, FetchRecord, Journal, journal_path, load_state, save_state,
                              state_path)
 from crawler.settings import CrawlSettings
 from crawler.urls import Scope, normalize_url
@@ -119,6 +119,10 @@ class _UrlClaims:
         with self._lock:
             self._urls.update(urls)
 
+    def all(self) -> list[str]:
+        with self._lock:
+            return sorted(self._urls)
+
     def __contains__(self, url: str) -> bool:
         with self._lock:
             return url in self._urls
@@ -140,9 +144,11 @@ class _Crawl:
         self.claimed = _UrlClaims()             # URLs fetched or queued
         self.frontier: deque[str] = deque()
         self.contents: set[str] = set()         # sha1 of the articles so far (for --max-pages)
+        self.page_sha1: dict[str, str] = {}     # canonical page -> sha1 of the paragraphs kept for it
         self.skipped = 0
         self.previous: dict[str, Document] = {}    # the last crawl's documents, reusable after a 304
         self.validators: dict[str, Validators] = {}
+        self.seeds: list[str] = []              # every URL the last crawl knew
         self.report = CrawlReport(out_path=out)
         self.bar: tqdm | None = None
 
@@ -177,7 +183,7 @@ class _Crawl:
         write_corpus(pages, self.out)
         if self.settings.conditional:
             documents = {r.document.url: r.document for r in self.records.values() if r.document}
-            save_state(state_path(self.out), self.start_url, list(documents.values()))
+            save_state(state_path(self.out), self.start_url, CrawlState(urls=self.claimed.all(), documents=documents))
         self.journal.remove()
 
         report = self.report
@@ -213,7 +219,11 @@ class _Crawl:
         log.info("crawling %s%s*", self.scope.origin, self.scope.article_path)
         self.journal.start({"start": self.start_url, "origin": self.scope.origin,
                             "article_path": self.scope.article_path})
-        self._record(self._record_of(result, page))
+        record = self._record_of(result, page)
+        # A recrawl also starts from every URL the last crawl knew: pages answering 304 bring
+        # no links, and their links were among those URLs.
+        record.links += [url for url in self.seeds if self.scope.contains(url)]
+        self._record(record)
 
     def _replay(self, header: dict, records: list[FetchRecord], valid_length: int) -> None:
         if header.get("start") != self.start_url:
@@ -289,37 +299,41 @@ class _Crawl:
             url=result.final_url, title=page.title, canonical_url=page.url, skip=skip,
             sha1=content_sha1(page.paragraphs) if article else "",
             paragraphs=page.paragraphs if article else [],
-            redirected_from=page.redirected_from,
-            links=followable_links(page, scope, self.settings) if skip in FOLLOW_LINKS_OF else [],
-            etag=result.etag, last_modified=result.last_modified)
-        return FetchRecord(url=result.url, skip=skip, document=document, redirects=result.redirects)
+            redirected_from=page.redirected_from, etag=result.etag, last_modified=result.last_modified)
+        links = followable_links(page, scope, self.settings) if skip in FOLLOW_LINKS_OF else []
+        return FetchRecord(url=result.url, skip=skip, document=document, redirects=result.redirects, links=links)
 
     # ------------------------------------------------------------------ bookkeeping (coordinator)
 
     def _record(self, record: FetchRecord, replayed: bool = False) -> None:
-        """Keep a record: journal it first, then queue its links (so a resumed crawl finds them)."""
+        """Keep a record: claim its links, journal it (with the links new to the crawl), then
+        queue them, so that a resumed crawl finds the frontier as it was."""
         if record.skip == "stopped":
             return  # cut short by Ctrl-C: not done, a resumed crawl fetches it
+        self.claimed.add([record.url, *record.redirects])
+        redirect_target = record.redirect_to if record.redirect_to and self.claimed.claim(record.redirect_to) else None
+        document = record.document
+        if document is not None:
+            key = identity(document.canonical_url)
+            canonical = normalize_url(self.scope.origin + key)
+            # Reached through a wiki redirect: the canonical URL has this content, no need to fetch it.
+            self.claimed.add([document.url] + ([canonical] if self.scope.contains(canonical) else []))
+            if record.skip is None:
+                self.contents.add(document.sha1)
+                if self.page_sha1.get(key) == document.sha1:
+                    document.paragraphs = []  # kept once per page, not once per redirect to it
+                else:
+                    self.page_sha1[key] = document.sha1
+        record.links = [link for link in record.links if self.claimed.claim(link)]
         if not replayed:
             self.journal.append(record)
             self.report.visited += 1
         self.records[record.url] = record
         self.skipped += record.skip not in (None, "redirect")
-        self.claimed.add([record.url, *record.redirects])
-        if record.redirect_to and self.claimed.claim(record.redirect_to):
-            self.frontier.appendleft(record.redirect_to)  # claimed by a worker that did not finish
-        document = record.document
-        if document is None:
-            return
-        canonical = normalize_url(self.scope.origin + identity(document.canonical_url))
-        # Reached through a wiki redirect: the canonical URL has the same content, no need to fetch it.
-        self.claimed.add([document.url] + ([canonical] if self.scope.contains(canonical) else []))
-        if record.skip is None:
-            self.contents.add(document.sha1)
-        if document.skip in FOLLOW_LINKS_OF:
-            for link in document.links:
-                if self.claimed.claim(link):
-                    self.frontier.append(link)
+        if redirect_target:
+            self.frontier.appendleft(redirect_target)  # claimed by a worker that did not finish
+        self.frontier.extend(record.links)
+        record.links = []  # journaled; the frontier has them now
 
     def _full(self) -> bool:
         return self.max_pages is not None and len(self.contents) >= self.max_pages
@@ -334,7 +348,9 @@ class _Crawl:
         A stored article is only reusable if its paragraphs are still in the old corpus."""
         if not self.settings.conditional:
             return
-        documents = load_state(state_path(self.out))
+        state = load_state(state_path(self.out))
+        self.seeds = state.urls
+        documents = state.documents
         if not documents:
             return
         paragraphs: dict[str, list[str]] = {}

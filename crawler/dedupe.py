@@ -69,8 +69,8 @@ def build_pages(records: Iterable[FetchRecord], scope: Scope, max_pages: int | N
         entry = canonical.get(key)
         if entry is None:
             entry = canonical[key] = _CanonicalPage(document)
-        elif identity(document.url) == key and identity(entry.document.url) != key:
-            entry.document = document  # prefer the copy fetched at the page's own URL
+        elif document.sha1 != entry.document.sha1 and identity(document.url) == key:
+            entry.document = document  # the page changed during the crawl: its own URL has the last word
         entry.names += alias_names(record, scope)
 
     broken = {}

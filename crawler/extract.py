@@ -12,11 +12,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from urllib.parse import urldefrag, urljoin
 
 from bs4 import BeautifulSoup, CData, NavigableString, Tag
 from bs4.filter import ElementFilter
-
-from urllib.parse import urldefrag, urljoin
 
 from crawler.urls import normalize_url
 
@@ -33,7 +32,7 @@ DISAMBIGUATION_IDS = frozenset({"disambig", "disambigbox"})
 DISAMBIGUATION_CLASSES = frozenset({"disambig", "disambiguation", "dmbox-disambig"})
 
 # Parts of the page the extractor reads; the rest (navigation, sidebars, footer) is never built
-# into a tree, which halves the parsing time.
+# into a tree (saves about a fifth of the parsing time on a wiki page).
 _KEPT_TAGS = frozenset({"script", "link"})
 _KEPT_IDS = frozenset({"firstHeading", "contentSub", "mw-content-text", "catlinks"}) | DISAMBIGUATION_IDS
 

@@ -281,6 +281,8 @@ class Fetcher:
             with response:
                 answer = _Answer(status=response.status_code, headers=response.headers)
                 self._count(_header_bytes(response))
+                if not (200 <= response.status_code < 300):
+                    self._drain(response)
                 if response.status_code in RETRY_STATUSES:
                     answer.error = f"HTTP {response.status_code}"
                     retry_after = _retry_after(response.headers.get("Retry-After"), settings.max_retry_after)
@@ -344,6 +346,16 @@ class Fetcher:
             wire = raw.tell() if hasattr(raw, "tell") else 0
             self._count(wire or size, request=False)
         return b"".join(chunks)
+
+    def _drain(self, response: requests.Response) -> None:
+        """Read a small error or redirect body, so that the connection can be reused."""
+        declared = response.headers.get("Content-Length", "")
+        if declared.isdigit() and int(declared) <= 64 * 1024:
+            try:
+                response.raw.read(int(declared))
+            except (urllib3.exceptions.HTTPError, OSError):
+                return
+            self._count(int(declared), request=False)
 
     def _count(self, nbytes: int, request: bool = True) -> None:
         with self._traffic_lock:

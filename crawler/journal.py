@@ -1,12 +1,13 @@
 """What a crawl remembers on disk, beside its --out file.
 
 - ``FILE.journal``: the checkpoint of a crawl in progress. Append-only JSONL: a header line, then
-  one line per fetched URL (``FetchRecord``), fsync'd in batches. ``--resume`` replays it, so no
-  finished page is fetched again; a torn last line (kill -9 mid-write) is ignored. Deleted once
-  the corpus is written.
-- ``FILE.state.json.gz``: what the last finished crawl saw of every page (``Document`` without
-  its paragraphs, which are in the corpus): ETag/Last-Modified for conditional recrawls, and
-  the links, title and verdict that a 304 lets the next crawl reuse without the body.
+  one line per fetched URL (``FetchRecord``, with the links it added to the frontier), fsync'd in
+  batches. ``--resume`` replays it, so no finished page is fetched again and the frontier comes
+  back as it was; a torn last line (kill -9 mid-write) is ignored. Deleted once the corpus is written.
+- ``FILE.state.json.gz``: what the last finished crawl saw: every URL it knew (the next crawl
+  starts from all of them) and every page's ``Document`` without its paragraphs (those are in the
+  corpus): ETag/Last-Modified for conditional requests, and the title and verdict that a 304
+  lets the next crawl reuse without the body.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 JOURNAL_VERSION = 1
-STATE_VERSION = 1
+STATE_VERSION = 2
 
 
 def journal_path(out: Path) -> Path:
@@ -40,17 +41,16 @@ class Document:
     canonical_url: str
     skip: str | None             # why it is no article to store, None if it is one
     sha1: str = ""
-    paragraphs: list[str] = field(default_factory=list)
+    paragraphs: list[str] = field(default_factory=list)  # empty when an earlier record of the page has them
     redirected_from: list[str] = field(default_factory=list)
-    links: list[str] = field(default_factory=list)  # links worth following
     etag: str | None = None
     last_modified: str | None = None
 
     def to_json(self, with_paragraphs: bool = True) -> dict:
         data = {"url": self.url, "title": self.title, "canonical_url": self.canonical_url, "skip": self.skip,
-                "sha1": self.sha1, "redirected_from": self.redirected_from, "links": self.links,
+                "sha1": self.sha1, "redirected_from": self.redirected_from,
                 "etag": self.etag, "last_modified": self.last_modified}
-        if with_paragraphs:
+        if with_paragraphs and self.paragraphs:
             data["paragraphs"] = self.paragraphs
         return data
 
@@ -58,7 +58,7 @@ class Document:
     def from_json(cls, data: dict) -> "Document":
         return cls(url=data["url"], title=data["title"], canonical_url=data["canonical_url"], skip=data["skip"],
                    sha1=data.get("sha1", ""), paragraphs=list(data.get("paragraphs", [])),
-                   redirected_from=list(data.get("redirected_from", [])), links=list(data.get("links", [])),
+                   redirected_from=list(data.get("redirected_from", [])),
                    etag=data.get("etag"), last_modified=data.get("last_modified"))
 
 
@@ -72,10 +72,11 @@ class FetchRecord:
     redirects: list[str] = field(default_factory=list)  # URLs that HTTP-redirected, in order
     redirect_to: str | None = None               # an HTTP redirect to a URL the crawl had already
     not_modified: bool = False                   # reused from the last crawl after a 304
+    links: list[str] = field(default_factory=list)  # links to follow; journaled: only those new to the crawl
 
     def to_json(self) -> dict:
         return {"url": self.url, "skip": self.skip, "redirects": self.redirects, "redirect_to": self.redirect_to,
-                "not_modified": self.not_modified,
+                "not_modified": self.not_modified, "links": self.links,
                 "document": self.document.to_json(with_paragraphs=self.skip is None) if self.document else None}
 
     @classmethod
@@ -83,7 +84,7 @@ class FetchRecord:
         document = data.get("document")
         return cls(url=data["url"], skip=data.get("skip"), redirects=list(data.get("redirects", [])),
                    redirect_to=data.get("redirect_to"), not_modified=bool(data.get("not_modified")),
-                   document=Document.from_json(document) if document else None)
+                   links=list(data.get("links", [])), document=Document.from_json(document) if document else None)
 
 
 class Journal:
@@ -162,25 +163,35 @@ class Journal:
         self._file.flush()
 
 
-def load_state(path: Path) -> dict[str, Document]:
-    """Documents of the last finished crawl by URL; {} when there is none or it is unreadable."""
+@dataclass
+class CrawlState:
+    """What a finished crawl leaves for the next one (see the module docstring)."""
+
+    urls: list[str] = field(default_factory=list)            # every URL it fetched or queued
+    documents: dict[str, Document] = field(default_factory=dict)  # by the URL the body came from
+
+
+def load_state(path: Path) -> CrawlState:
+    """The last finished crawl's state; empty when there is none or it is unreadable."""
     if not path.is_file():
-        return {}
+        return CrawlState()
     try:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             data = json.load(fh)
         if data.get("version") != STATE_VERSION:
-            return {}
-        return {d["url"]: Document.from_json(d) for d in data["documents"]}
+            return CrawlState()
+        return CrawlState(urls=list(data["urls"]),
+                          documents={d["url"]: Document.from_json(d) for d in data["documents"]})
     except (OSError, ValueError, KeyError, TypeError, EOFError) as exc:
         log.warning("ignoring unreadable crawl state %s (%s); fetching everything", path, exc)
-        return {}
+        return CrawlState()
 
 
-def save_state(path: Path, start_url: str, documents: list[Document]) -> None:
+def save_state(path: Path, start_url: str, state: CrawlState) -> None:
     """Write the state atomically (temp file + rename)."""
     tmp = path.with_name(path.name + ".tmp")
     with gzip.open(tmp, "wt", encoding="utf-8") as fh:
-        json.dump({"version": STATE_VERSION, "start": start_url,
-                   "documents": [d.to_json(with_paragraphs=False) for d in documents]}, fh, ensure_ascii=False)
+        json.dump({"version": STATE_VERSION, "start": start_url, "urls": state.urls,
+                   "documents": [d.to_json(with_paragraphs=False) for d in state.documents.values()]},
+                  fh, ensure_ascii=False)
     os.replace(tmp, path)

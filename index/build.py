@@ -26,7 +26,7 @@ from index.profiles import IndexProfile, get_profile
 
 log = logging.getLogger(__name__)
 
-WRITER_LIMIT_MB = 256          # Whoosh's in-memory posting buffer, per writer process
+WRITER_LIMIT_MB = 256          # Whoosh's in-memory posting buffer, shared by the writer processes
 MIN_PAGES_PER_PROC = 250       # below this, starting processes costs more than it saves
 MP_BATCH_SIZE = 50             # pages per job handed to an indexing process
 INCREMENTAL_MAX_CHANGED = 0.5  # above this share of changed pages, a full (parallel) build is faster
@@ -86,7 +86,7 @@ def build_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, pr
     Safe while searchers use the directory: they keep the old generation until their next search.
     """
     profile = get_profile(profile)
-    procs = procs if procs is not None else (os.cpu_count() or 1)
+    procs = procs if procs is not None else _available_cpus()
     if procs < 1:
         raise SearchIndexError(f"--procs must be at least 1 (got {procs})")
     layout = IndexDir(index_dir)
@@ -183,6 +183,13 @@ def _diff(pages: list[Page], live: Generation) -> _Changes | None:
     return changes
 
 
+def _available_cpus() -> int:
+    """The cores this process may run on (a container or taskset may allow fewer than the machine has)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
 def _progress(items: list, progress: bool, desc: str) -> Iterable:
     return tqdm(items, desc=desc, unit="page", disable=not progress, leave=False, dynamic_ncols=True)
 
@@ -195,7 +202,8 @@ def _build_from_scratch(pages: list[Page], build_path: Path, profile: IndexProfi
     procs = min(procs, max(1, len(pages) // MIN_PAGES_PER_PROC))
     if procs > 1:
         # Each process writes its own segment (multisegment: no final merge); searches read them all.
-        writer = ix.writer(procs=procs, multisegment=True, batchsize=MP_BATCH_SIZE, limitmb=WRITER_LIMIT_MB)
+        writer = ix.writer(procs=procs, multisegment=True, batchsize=MP_BATCH_SIZE,
+                           limitmb=max(32, WRITER_LIMIT_MB // procs))
     else:
         writer = ix.writer(limitmb=WRITER_LIMIT_MB)
     try:
@@ -204,6 +212,11 @@ def _build_from_scratch(pages: list[Page], build_path: Path, profile: IndexProfi
         writer.commit()
     except BaseException:
         writer.cancel()
+        # Whoosh's cancel() only flags its worker processes in this process: stop them for real
+        # before their files are removed (else they crash noisily, or wait for work forever).
+        for task in getattr(writer, "tasks", []):
+            task.terminate()
+            task.join(timeout=5)
         raise
     return procs
 

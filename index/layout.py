@@ -1,7 +1,7 @@
 """The on-disk layout of an index directory, and the atomic swap that makes rebuilds safe.
 
     DIR/
-      CURRENT              one line: the name of the live generation (replaced with os.replace)
+      CURRENT              one line: the live generation's name and build id (replaced with os.replace)
       gen-000007/          a complete Whoosh index + jarvis-index.json (its metadata)
       gen-000006/          the previous generation, kept for searchers that still have it open
       .tmp-gen-000008/     a build in progress (never named by CURRENT)
@@ -97,22 +97,35 @@ class IndexDir:
 
     # ------------------------------------------------------------------ reading
 
-    def current_name(self) -> str | None:
-        """The live generation's name from CURRENT, or None when there is no pointer."""
+    def pointer(self) -> str | None:
+        """CURRENT's content ("gen-000007 <build id>"), or None when there is none.
+
+        Searchers compare it to notice a swap: the build id also tells apart two builds of the
+        same name (a directory deleted and rebuilt while a bot was serving from it).
+        """
         try:
             return (self.root / POINTER_FILE).read_text(encoding="utf-8").strip() or None
         except (FileNotFoundError, NotADirectoryError):
             return None
+        except UnicodeDecodeError:
+            return "<unreadable>"      # not a generation name: reported as a corrupt index
 
-    def live(self) -> Generation:
-        """The live generation; a user error when there is none or it is unusable."""
+    def current_name(self) -> str | None:
+        """The live generation's name, or None when there is no pointer."""
+        pointer = self.pointer()
+        return pointer.split()[0] if pointer else None
+
+    def live(self, pointer: str | None = None) -> Generation:
+        """The live generation (named by `pointer`, default: CURRENT's content); a user error when
+        there is none or it is unusable."""
         if not self.root.is_dir():
             raise IndexNotFoundError(self.root)
-        name = self.current_name()
+        pointer = pointer or self.pointer()
+        name = pointer.split()[0] if pointer else None
         if name is None:
-            if self._generation_numbers() or any(self.root.iterdir()):
+            if self._generation_numbers():
                 raise IndexCorruptError(self.root, f"no {POINTER_FILE} file")
-            raise IndexNotFoundError(self.root, "empty index directory")
+            raise IndexNotFoundError(self.root, "no index" if any(self.root.iterdir()) else "empty directory")
         return self.open_generation(name)
 
     def live_or_none(self) -> Generation | None:
@@ -184,12 +197,12 @@ class IndexDir:
 
     def publish(self, build_path: Path, name: str) -> Generation:
         """Make a finished build the live generation: rename it into place, then swap CURRENT."""
-        final = self.root / name
-        os.replace(build_path, final)
+        os.replace(build_path, self.root / name)
         _fsync_dir(self.root)
-        write_text_atomically(self.root / POINTER_FILE, name + "\n")
+        generation = self.open_generation(name)
+        write_text_atomically(self.root / POINTER_FILE, f"{name} {generation.meta.build_id}\n")
         _fsync_dir(self.root)
-        return self.open_generation(name)
+        return generation
 
     def cleanup(self, keep_previous: int = 1) -> list[str]:
         """Delete stale temporary builds and all but the newest `keep_previous` retired generations.
@@ -198,9 +211,12 @@ class IndexDir:
         just before the swap finishes its query; a deletion that fails (e.g. a file still open on
         Windows) is logged and retried at the next build.
         """
-        current = self.current_name()
-        retired = [f"gen-{n:06d}" for n in self._generation_numbers() if f"gen-{n:06d}" != current]
-        doomed = retired[:-keep_previous] if keep_previous else retired
+        match = GEN_RE.match(self.current_name() or "")
+        current = int(match.group(1)) if match else None
+        numbers = self._generation_numbers()
+        older = [n for n in numbers if current is not None and n < current]
+        orphans = [n for n in numbers if current is None or n > current]   # published by no one
+        doomed = [f"gen-{n:06d}" for n in (older[:-keep_previous] if keep_previous else older) + orphans]
         doomed += [p.name for p in self.root.iterdir() if p.name.startswith(TMP_PREFIX)]
         removed = []
         for name in doomed:

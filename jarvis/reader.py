@@ -104,6 +104,7 @@ class SpanReader:
         import torch
 
         self.tokenizer = tokenizer
+        self.tokenizer.padding_side = "right"   # token positions below are counted from the left
         self.model = model.eval()
         self.settings = settings
         self.name = name
@@ -248,10 +249,19 @@ def _looks_like_path(source: str) -> bool:
 def _load_pretrained(source: str):
     """Tokenizer and QA model from a local directory or the hub (cache first, then download)."""
     from transformers import AutoModelForQuestionAnswering, AutoTokenizer
+    from transformers.utils import logging as hf_logging
 
     def load(name: str, local_only: bool):
-        tokenizer = AutoTokenizer.from_pretrained(name, local_files_only=local_only)
-        model = AutoModelForQuestionAnswering.from_pretrained(name, local_files_only=local_only)
+        # A download shows its progress bars; loading from disk needs no "Loading weights" bar.
+        quiet = local_only and hf_logging.is_progress_bar_enabled()
+        if quiet:
+            hf_logging.disable_progress_bar()
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(name, local_files_only=local_only)
+            model = AutoModelForQuestionAnswering.from_pretrained(name, local_files_only=local_only)
+        finally:
+            if quiet:
+                hf_logging.enable_progress_bar()
         return tokenizer, model
 
     if not source:
@@ -294,14 +304,14 @@ def _probe_hub(repo_id: str) -> None:
 
 
 def _quantize(model):
-    """Dynamic int8 quantization of the Linear layers (CPU inference speed-up)."""
+    """Dynamic int8 quantization of the Linear layers (CPU inference speed-up), in place: no second copy."""
     import warnings
 
     import torch
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch.ao.quantization deprecation notices
-        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
 
 
 def _first_line(exc: BaseException) -> str:

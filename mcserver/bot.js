@@ -4,12 +4,13 @@
 //
 //   node bot.js [--host 127.0.0.1] [--port 25565] [--username Steve] [--players 1]
 //               [--question "jarvis, what do cows drop?" ...] [--interval 3.5]
-//               [--reply-timeout 20] [--settle 1] [--max-seconds 90] [--json]
+//               [--reply-timeout 20] [--settle 1] [--max-seconds 90] [--spread] [--json]
 //
 // Each question waits for Jarvis's first reply line addressed to this player
 // (`[Jarvis] <name>: ...`) or --reply-timeout; questions are at least --interval seconds
 // apart (Jarvis rate-limits each player). --players N joins N bots (<username>1..N) that all
-// ask the same questions at the same time: a burst. Output: the transcript as text, or with
+// ask the same questions at the same time: a burst; with --spread the questions are dealt out
+// round-robin instead (player k asks questions k, k+N, ...). Output: the transcript as text, or with
 // --json one JSON object a line: {"t", "event": "chat"|"sent"|"reply"|"no_reply"|"done"|"error", ...}.
 // Exit status: 0 when every question got a reply, 1 when some did not, 2 when joining failed.
 'use strict'
@@ -27,6 +28,7 @@ const { values: args } = parseArgs({
     'reply-timeout': { type: 'string', default: '20' },
     settle: { type: 'string', default: '1' },
     'max-seconds': { type: 'string', default: '90' },
+    spread: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false }
   }
 })
@@ -97,10 +99,10 @@ function waitForReply (bot, timeoutMs) {
   })
 }
 
-async function askAll (bot, username) {
+async function askAll (bot, username, questions) {
   let answered = 0
   let lastSent = -Infinity
-  for (const question of args.question) {
+  for (const question of questions) {
     const wait = lastSent + Number(args.interval) * 1000 - Date.now()
     if (wait > 0) await sleep(wait)
     const reply = waitForReply(bot, Number(args['reply-timeout']) * 1000)
@@ -130,11 +132,13 @@ async function main () {
     finish(2, 'join failed')
   }
   await sleep(500) // let the join messages pass
-  const answered = await Promise.all(bots.map((bot, i) => askAll(bot, names[i])))
+  const questionsOf = i => args.spread ? args.question.filter((_, q) => q % count === i) : args.question
+  const answered = await Promise.all(bots.map((bot, i) => askAll(bot, names[i], questionsOf(i))))
   await sleep(Number(args.settle) * 1000) // the last reply may have more lines
   const total = answered.reduce((a, b) => a + b, 0)
+  const asked = names.reduce((sum, _, i) => sum + questionsOf(i).length, 0)
   for (const bot of bots) bot.quit()
-  finish(total === names.length * args.question.length ? 0 : 1, `${total} of ${names.length * args.question.length} answered`)
+  finish(total === asked ? 0 : 1, `${total} of ${asked} answered`)
 }
 
 main()

@@ -9,7 +9,7 @@
 //   events.chat.posts()               -> id,msg|id,msg  chat posted by players since the last call
 //   events.clear() / events.clearAll()-> (nothing)      forget this session's pending events
 //   entity.getName(id)                -> name | Fail
-//   world.getPlayerIds()              -> id|id|...      (alias: world.getPlayerEntityIds)
+//   world.getPlayerIds()              -> id|id|... | Fail  (alias: world.getPlayerEntityIds)
 //   anything else                     -> Fail
 //
 // Event buffers are per connection (a new connection starts empty), and bounded.
@@ -18,8 +18,6 @@
 
 const net = require('net')
 
-const NEEDS_NO_REPLY = new Set(['chat.post', 'events.clear', 'events.clearAll'])
-
 module.exports.server = function (serv) {
   // flying-squid calls this with `this` = our plugin entry, whose .settings is our options object.
   const options = { host: '127.0.0.1', port: 4711, maxEvents: 1000, ...(this?.settings || {}) }
@@ -27,10 +25,13 @@ module.exports.server = function (serv) {
 
   serv.raspberryJuice = { sessions, options, listening: false }
 
-  // Every player's chat (not commands) goes to every connected session's buffer.
+  // Every player's chat (not commands) goes to every connected session's buffer. A vanilla
+  // server kicks a client that sends line breaks in chat; flying-squid does not check, so a
+  // line break would split the reply line here: made a space.
   serv.raspberryJuice.recordChat = (player, message) => {
+    const text = message.replace(/[\r\n]/g, ' ')
     for (const session of sessions) {
-      session.chatEvents.push(`${player.id},${message}`)
+      session.chatEvents.push(`${player.id},${text}`)
       if (session.chatEvents.length > options.maxEvents) session.chatEvents.shift()
     }
   }
@@ -64,10 +65,10 @@ module.exports.server = function (serv) {
       }
       case 'world.getPlayerIds':
       case 'world.getPlayerEntityIds':
-        return serv.players.map(p => p.id).join('|')
+        return serv.players.length ? serv.players.map(p => p.id).join('|') : 'Fail' // as RaspberryJuice
       default:
         serv.info(`[raspberryjuice] unsupported command: ${name}`)
-        return NEEDS_NO_REPLY.has(name) ? null : 'Fail'
+        return 'Fail' // as RaspberryJuice does
     }
   }
 

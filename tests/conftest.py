@@ -31,4 +31,4 @@ def tiny_qa_model(tmp_path_factory) -> Path:
     model (2 layers, hidden 64, seed 0; see qa_models.py). Its answers are arbitrary but deterministic."""
     from qa_models import MINECRAFT_TEXT, build_qa_model
 
-    return build_qa_model(tmp_path_factory.mktemp("tiny-qa"), MINECRAFT_TEXT, vocab_size=600)
+    return build_qa_model(tmp_path_factory.mktemp("tiny-qa"), MINECRAFT_TEXT, tokenizer_vocab=600)

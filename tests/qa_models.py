@@ -35,7 +35,7 @@ def sample_wiki_texts() -> list[str]:
     return [path.read_text(encoding="utf-8") for path in sorted(ARTICLES_DIR.glob("*.md"))]
 
 
-def build_qa_model(out_dir: Path, texts: Iterable[str], vocab_size: int = 1000, seed: int = 0,
+def build_qa_model(out_dir: Path, texts: Iterable[str], tokenizer_vocab: int = 1000, seed: int = 0,
                    **config: int) -> Path:
     """Train a tokenizer on ``texts``, make a random RoBERTa QA model (``config`` overrides), save both."""
     import torch
@@ -46,7 +46,7 @@ def build_qa_model(out_dir: Path, texts: Iterable[str], vocab_size: int = 1000, 
     bpe_dir = out_dir / "bpe"
     bpe_dir.mkdir(parents=True, exist_ok=True)
     bpe = ByteLevelBPETokenizer()
-    bpe.train_from_iterator(list(texts), vocab_size=vocab_size, min_frequency=2,
+    bpe.train_from_iterator(list(texts), vocab_size=tokenizer_vocab, min_frequency=2,
                             special_tokens=SPECIAL_TOKENS, show_progress=False)
     bpe.save_model(str(bpe_dir))
     tokenizer = RobertaTokenizerFast(str(bpe_dir / "vocab.json"), str(bpe_dir / "merges.txt"),

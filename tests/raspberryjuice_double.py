@@ -1,10 +1,13 @@
 """A stand-in Minecraft server for the bridge tests: the RaspberryJuice chat API on real sockets.
 
 It parses commands the way RaspberryJuice does (name up to the first ``(``, arguments up to
-the line's last character), keeps one chat-event buffer per connection, and answers
-``events.chat.posts`` as ``id,message|id,message``. Tests drive it from outside:
-``say`` (a player chats), ``drop_clients`` (the server drops the connection), ``go_silent``
-(the server stops answering without closing). It records every line it receives, so tests can
+the line's last character), keeps one chat-event buffer per connection, answers
+``events.chat.posts`` as ``id,message|id,message``, and, like RaspberryJuice, says ``Fail`` to
+``world.getPlayerIds`` when nobody is online and nothing at all to ``entity.getName`` for an
+entity it does not know. Tests drive it from outside:
+``say`` (a player chats), ``drop_clients`` (the server drops the connection),
+``drop_at_next`` (it drops it upon a given command), ``go_silent`` (the server
+stops answering without closing). It records every line it receives, so tests can
 check that nothing but chat lines ever arrived.
 """
 from __future__ import annotations
@@ -28,6 +31,7 @@ class _Session:
 class RaspberryJuiceDouble:
     def __init__(self, players: dict[int, str] | None = None) -> None:
         self.players = dict(players or {})
+        self.ghosts: set[int] = set()         # listed as online, unknown to entity.getName (just left)
         self.posts: list[str] = []            # texts of chat.post, in order
         self.lines: list[bytes] = []          # every line received, raw
         self.commands: list[str] = []         # every command name received
@@ -35,6 +39,7 @@ class RaspberryJuiceDouble:
         self._sessions: list[_Session] = []
         self._changed = threading.Condition()
         self._closing = False
+        self._drop_at: str | None = None
         self._listener = socket.create_server(("127.0.0.1", 0))
         self._listener.settimeout(0.1)
         self.port = self._listener.getsockname()[1]
@@ -55,6 +60,10 @@ class RaspberryJuiceDouble:
             sessions, self._sessions = self._sessions, []
         for session in sessions:
             _close(session.sock)
+
+    def drop_at_next(self, command: str) -> None:
+        """The next ``command`` (e.g. ``entity.getName``) closes the connection instead of being handled."""
+        self._drop_at = command
 
     def go_silent(self) -> None:
         """Current connections stay open but get no more replies (a hung server or network)."""
@@ -142,6 +151,12 @@ class RaspberryJuiceDouble:
             self.lines.append(raw)
             self.commands.append(name)
             try:
+                if name == self._drop_at:
+                    self._drop_at = None
+                    if session in self._sessions:
+                        self._sessions.remove(session)
+                    _close(session.sock)
+                    return None
                 if name == "chat.post":
                     self.posts.append(args)
                     return None
@@ -152,12 +167,11 @@ class RaspberryJuiceDouble:
                     reply, session.events = "|".join(session.events), []
                     return reply
                 if name == "entity.getName":
-                    try:
-                        return self.players.get(int(args), "Fail")
-                    except ValueError:
-                        return "Fail"
+                    # Like RaspberryJuice: no reply at all for an entity it does not know.
+                    return self.players.get(int(args)) if args.isdigit() else "Fail"
                 if name in ("world.getPlayerIds", "world.getPlayerEntityIds"):
-                    return "|".join(str(i) for i in self.players)
+                    online = [*self.players, *self.ghosts]
+                    return "|".join(str(i) for i in online) if online else "Fail"
                 return "Fail"
             finally:
                 self._changed.notify_all()

@@ -119,12 +119,15 @@ def test_recrawl_sends_conditional_requests_and_updates_changed_pages(tmp_path):
 
         site.add_article("Article 5", ["<b>Article 5</b> was rewritten.", link("Article 60")])
         site.add_article("Article 60", ["<b>Article 60</b> is new."])
+        del site.routes[article_path("Article 59")]
         third = crawl(site.base_url + "/w/Main_Page", out, settings, progress=False)
     pages = {p.title: p for p in read_corpus(out)}
     assert pages["Article 5"].paragraphs == ["Article 5 was rewritten.", "Article 60"]
     assert pages["Article 60"].paragraphs == ["Article 60 is new."]
+    assert "Article 59" not in pages  # deleted from the wiki: 404
     assert tuple(pages["Article 4"].paragraphs) == dict((t, p) for t, _, p, *_ in original)["Article 4"]
-    assert third.not_modified == N_ARTICLES - 1 and third.stored == N_ARTICLES + 1
+    assert third.not_modified == N_ARTICLES - 2 and third.stored == N_ARTICLES
+    assert third.skipped["HTTP 404"] == 1
 
 
 def test_recrawl_after_the_corpus_was_deleted_fetches_everything_again(tmp_path):

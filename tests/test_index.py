@@ -271,6 +271,31 @@ def test_parallel_build_finds_the_same_pages(tmp_path, synthetic_corpus):
             assert a == pytest.approx(b) and len(a) > 5
 
 
+def test_a_failed_parallel_build_leaves_the_live_index_and_no_workers(tmp_path, synthetic_corpus, monkeypatch):
+    import multiprocessing
+
+    import index.build
+
+    build_index(corpus_of(tmp_path, minecraft_pages()), tmp_path / "ix", progress=False)
+    with Searcher(tmp_path / "ix") as searcher:
+        version = searcher.version
+        real_to_document, calls = index.build.to_document, []
+
+        def failing_to_document(page, profile):      # e.g. the disk fills up half-way
+            calls.append(page)
+            if len(calls) == 400:
+                raise OSError("No space left on device")
+            return real_to_document(page, profile)
+
+        monkeypatch.setattr(index.build, "to_document", failing_to_document)
+        with pytest.raises(OSError, match="No space"):
+            build_index(synthetic_corpus, tmp_path / "ix", procs=2, progress=False)
+        assert searcher.version == version
+        assert titles(searcher.search("workbench"))[0] == "Crafting table"
+    assert not list((tmp_path / "ix").glob(".tmp-*"))
+    assert multiprocessing.active_children() == []
+
+
 # --------------------------------------------------------------------------- rebuilds
 
 
@@ -339,6 +364,19 @@ def test_a_profile_change_rebuilds_from_scratch(tmp_path):
         assert searcher.profile == "baseline"
 
 
+def test_a_searcher_notices_a_directory_deleted_and_rebuilt(tmp_path):
+    import shutil
+
+    build_index(corpus_of(tmp_path, minecraft_pages()), tmp_path / "ix", progress=False)
+    with Searcher(tmp_path / "ix") as searcher:
+        version = searcher.version
+        shutil.rmtree(tmp_path / "ix")
+        build_index(corpus_of(tmp_path, changed_pages(), "v2.jsonl"), tmp_path / "ix", progress=False)
+        assert generations(tmp_path / "ix") == ["gen-000001"]     # the same name as before
+        assert searcher.version != version
+        assert titles(searcher.search("cake"))[0] == "Cake"
+
+
 def test_old_generations_are_cleaned_up(tmp_path):
     corpora = [corpus_of(tmp_path, minecraft_pages(), "a.jsonl"), corpus_of(tmp_path, changed_pages(), "b.jsonl")]
     index_dir = tmp_path / "ix"
@@ -347,7 +385,7 @@ def test_old_generations_are_cleaned_up(tmp_path):
         for round_ in range(4):
             build_index(corpora[(round_ + 1) % 2], index_dir, progress=False)
         assert generations(index_dir) == ["gen-000004", "gen-000005"]    # live + previous
-        assert (index_dir / "CURRENT").read_text().strip() == "gen-000005"
+        assert (index_dir / "CURRENT").read_text().split()[0] == "gen-000005"
         assert not list(index_dir.glob(".tmp-*"))
         assert titles(searcher.search("planks logs"))[0] == "Planks"     # corpus a is live again
         assert "Cake" not in titles(searcher.search("cake"))

@@ -11,11 +11,12 @@ Modules, outermost first:
 """
 from jarvis.bridge.chat import PREFIX, addressed_question, answer_lines, reply_lines
 from jarvis.bridge.connection import BridgeConnection, BridgeError, ChatClient, ConnectionLost
-from jarvis.bridge.service import Bridge, BridgeStats, Question, format_event, serve
+from jarvis.bridge.service import Bridge, BridgeStats, Question, check_server, connect_with_retries, format_event, serve
 from jarvis.bridge.wire import ChatPost, chat_safe, parse_chat_posts
 
 __all__ = [
     "PREFIX", "Bridge", "BridgeConnection", "BridgeError", "BridgeStats", "ChatClient", "ChatPost",
-    "ConnectionLost", "Question", "addressed_question", "answer_lines", "chat_safe", "format_event",
+    "ConnectionLost", "Question", "addressed_question", "answer_lines", "chat_safe", "check_server",
+    "connect_with_retries", "format_event",
     "parse_chat_posts", "reply_lines", "serve",
 ]

@@ -11,7 +11,7 @@ that break a bot that must run for days:
   raises :class:`ConnectionLost`.
 - ``receive()``: mcpi opens a new text-mode file per call (bytes buffered past the first line
   are lost; no timeout; the locale's encoding). Here one byte buffer, UTF-8, a deadline, and
-  :class:`ConnectionLost` on end of stream, error or timeout.
+  :class:`ConnectionLost` on end of stream or error (:class:`ReplyTimeout` on timeout).
 - ``_send()``: socket errors become :class:`ConnectionLost`.
 - ``events.chat.posts`` is parsed by :func:`jarvis.bridge.wire.parse_chat_posts`, not mcpi's
   ``pollChatPosts`` (which raises on a ``|`` in a message and loses the batch).
@@ -44,6 +44,10 @@ class BridgeError(JarvisError):
 
 class ConnectionLost(ConnectionError):
     """The server closed the connection, or stopped answering within the timeout."""
+
+
+class ReplyTimeout(ConnectionLost):
+    """No reply within the timeout (the server may be hung, or may never answer this request)."""
 
 
 class BridgeConnection(Connection):
@@ -79,7 +83,7 @@ class BridgeConnection(Connection):
         while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise ConnectionLost(f"no reply from the server within {self.timeout:g} s")
+                raise ReplyTimeout(f"no reply from the server within {self.timeout:g} s")
             self.socket.settimeout(remaining)
             self._buffer += self._recv()
             if len(self._buffer) > MAX_REPLY_BYTES:
@@ -95,7 +99,7 @@ class BridgeConnection(Connection):
         try:
             data = self.socket.recv(65536)
         except socket.timeout as exc:
-            raise ConnectionLost(f"no reply from the server within {self.timeout:g} s") from exc
+            raise ReplyTimeout(f"no reply from the server within {self.timeout:g} s") from exc
         except OSError as exc:
             raise ConnectionLost(f"connection error: {exc}") from exc
         if not data:
@@ -130,12 +134,30 @@ class ChatClient:
         return parse_chat_posts(self.connection.sendReceive(b"events.chat.posts"))
 
     def player_name(self, entity_id: int) -> str | None:
-        """The player's name, or None when the server does not know the entity."""
+        """The player's name; None when the entity is not an online player.
+
+        RaspberryJuice sends no reply at all to ``entity.getName`` for an unknown entity (a
+        player who left since chatting), so only online players are asked about, and a
+        timeout on this one request means "unknown", not a dead connection.
+        """
+        if entity_id not in self.player_ids():
+            return None
         try:
-            name = chat_safe(self.mc.entity.getName(entity_id))
+            name = self.mc.entity.getName(entity_id)
         except RequestError:
             return None
-        return name[:MAX_NAME_CHARS] or None
+        except ReplyTimeout:
+            log.info("no name for entity %d (the player left?)", entity_id)
+            return None
+        return chat_safe(name)[:MAX_NAME_CHARS] or None
+
+    def player_ids(self) -> set[int]:
+        """Entity ids of the players online (RaspberryJuice answers Fail when there are none)."""
+        try:
+            reply = self.connection.sendReceive(b"world.getPlayerIds")
+        except RequestError:
+            return set()
+        return {int(part) for part in reply.split("|") if part.isascii() and part.isdigit()}
 
     def clear_events(self) -> None:
         """Forget chat posted before now (mcpi sends ``events.clear``)."""

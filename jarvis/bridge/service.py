@@ -12,8 +12,11 @@ Two threads, so that a slow answer never stalls the chat:
   player's answers come in the order asked.
 - A line posted is only forgotten once the server has answered a later poll (TCP keeps
   order, so the line was delivered). When the connection dies, unconfirmed lines go back to
-  the outbox, the poller reconnects with exponential backoff (``reconnect_min_delay`` ..
-  ``reconnect_max_delay``), keeps every queued question, and tells the chat nothing was lost.
+  the outbox (at least once: a line may show twice, never not at all), posts read but not yet
+  handled stay in the inbox, the poller reconnects with exponential backoff
+  (``reconnect_min_delay`` .. ``reconnect_max_delay``), keeps every queued question, and tells
+  the chat nothing was lost. Chat typed while the connection is down never reaches Jarvis
+  (RaspberryJuice keeps events per connection); the notice asks players to ask again.
 - Every event is one log line, ``event=<name> key=value ...`` (strings JSON-quoted).
 """
 from __future__ import annotations
@@ -26,10 +29,10 @@ import threading
 import time
 from collections import deque
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Callable, Iterator
 
-from jarvis.bridge.chat import HELP, AnswerLike, PREFIX, addressed_question, answer_lines, echo, reply_lines
+from jarvis.bridge.chat import HELP, AnswerLike, addressed_question, answer_lines, echo, reply_lines
 from jarvis.bridge.connection import BridgeError, ChatClient, ConnectionLost
 from jarvis.bridge.wire import ChatPost
 from jarvis.config import BridgeSettings
@@ -104,6 +107,7 @@ class Bridge:
         self._questions: queue.Queue[Question] = queue.Queue(maxsize=settings.queue_size)
         self._outbox: deque[OutLine] = deque()
         self._outbox_lock = threading.Lock()
+        self._inbox: deque[tuple[ChatPost, float]] = deque()   # posts read, not handled yet (with when)
         self._unconfirmed: list[OutLine] = []
         self._wake = threading.Event()       # the worker has lines to post
         self._stopping = threading.Event()
@@ -114,6 +118,7 @@ class Bridge:
         self._open = 0                        # accepted questions whose answer is not delivered yet
         self._lost_at = 0.0
         self._worker: threading.Thread | None = None
+        self._answering = False               # the worker is inside answer() (read at shutdown)
 
     # ------------------------------------------------------------------ control
 
@@ -166,26 +171,11 @@ class Bridge:
             self._wake.wait(self.settings.poll_interval)
 
     def _connect_at_start(self) -> ChatClient | None:
-        settings = self.settings
-        delay, attempt = settings.reconnect_min_delay, 0
-        while not self._stopping.is_set():
-            attempt += 1
-            try:
-                client = self._connect_fresh()
-            except OSError as exc:
-                if settings.connect_attempts and attempt >= settings.connect_attempts:
-                    raise BridgeError(
-                        f"cannot reach the Minecraft server's chat API at {settings.mc_host}:{settings.mc_port} "
-                        f"after {attempt} attempt(s): {exc} (is the server running with the RaspberryJuice "
-                        "plugin, or mcserver/server.js?)") from exc
-                _log_event("connect_failed", logging.WARNING, attempt=attempt, error=exc, retry_in_s=delay)
-                self._stopping.wait(delay)
-                delay = min(delay * 2, settings.reconnect_max_delay)
-                continue
-            _log_event("connected", host=settings.mc_host, port=settings.mc_port)
+        client = connect_with_retries(self.settings, self._connect_fresh, self._stopping)
+        if client is not None:
+            _log_event("connected", host=self.settings.mc_host, port=self.settings.mc_port)
             self._connected.set()
-            return client
-        return None
+        return client
 
     def _connect_fresh(self) -> ChatClient:
         """A new connection with the chat posted before now forgotten (not for this run)."""
@@ -201,12 +191,17 @@ class Bridge:
         posts = self._client.poll_chat()
         self._confirm()   # the server answered: every line posted before the poll was delivered
         self.stats.polls += 1
-        refusals: dict[int, list[tuple[Question, str]]] = {}
         now = time.monotonic()
-        for post in posts:
-            self._on_post(post, now, refusals)
-        for entries in refusals.values():
-            self._send_later([OutLine(self._refusal_notice(entries))])
+        self._inbox.extend((post, now) for post in posts)
+        refusals: dict[int, list[tuple[Question, str]]] = {}
+        try:
+            while self._inbox:
+                post, seen_at = self._inbox[0]
+                self._on_post(post, seen_at, refusals)   # ConnectionLost here: the post stays for later
+                self._inbox.popleft()
+        finally:
+            for entries in refusals.values():
+                self._send_later([OutLine(self._refusal_notice(entries))])
 
     def _on_post(self, post: ChatPost, now: float, refusals: dict) -> None:
         text = addressed_question(post.message)
@@ -219,7 +214,7 @@ class Bridge:
             refusals.setdefault(post.entity_id, []).append((question, "rate"))
             return
         if not text:
-            self._last_accepted[post.entity_id] = now
+            self._remember_accept(post.entity_id, now)
             self._send_later([OutLine(line) for line in reply_lines(HELP, player=question.player,
                                                                      max_line=self.settings.max_line)])
             return
@@ -283,8 +278,7 @@ class Bridge:
                 self.stats.answered += 1
                 self._open -= 1
                 _log_event("reply", player=line.question.player, player_id=line.question.player_id,
-                           latency_ms=round((line.sent_at - line.question.seen_at) * 1000),
-                           lines=sum(1 for other in self._unconfirmed if other.question is line.question))
+                           latency_ms=round((line.sent_at - line.question.seen_at) * 1000))
         self._unconfirmed.clear()
 
     def _send_later(self, lines: list[OutLine], *, first: bool = False) -> None:
@@ -321,14 +315,14 @@ class Bridge:
             self._connected.set()
             _log_event("reconnected", logging.WARNING, down_s=time.monotonic() - self._lost_at,
                        open_questions=self._open)
-            self._send_later([OutLine(self._back_notice())], first=True)
+            self._send_later([OutLine(line) for line in self._back_notice()], first=True)
             return True
         return False
 
-    def _back_notice(self) -> str:
+    def _back_notice(self) -> list[str]:
         follow = f", {self._open} answer(s) to follow" if self._open else ""
-        return (f"{PREFIX}Back after a lost connection: nothing was lost{follow}. "
-                "Questions asked while I was away did not reach me, please ask again.")[: self.settings.max_line]
+        return reply_lines(f"Back after a lost connection: nothing was lost{follow}. Questions asked while "
+                           "I was away did not reach me, please ask again.", max_line=self.settings.max_line)
 
     # ------------------------------------------------------------------ worker
 
@@ -338,7 +332,9 @@ class Bridge:
                 question = self._questions.get(timeout=0.2)
             except queue.Empty:
                 continue
+            self._answering = True
             lines = self._answer_lines(question)
+            self._answering = False
             self._send_later([OutLine(text, question, last=(i == len(lines) - 1)) for i, text in enumerate(lines)])
 
     def _answer_lines(self, question: Question) -> list[str]:
@@ -369,10 +365,12 @@ class Bridge:
         done = self.max_questions is not None and self.stats.answered >= self.max_questions
         if self._worker is not None and not done:
             self._worker.join(timeout=self.settings.io_timeout)   # an answer in progress may finish
-        left = self._questions.qsize() + (1 if self._worker is not None and self._worker.is_alive() else 0)
+        left = self._questions.qsize() + int(self._answering)
         if self._client is not None:
             if left and not done:
-                self._send_later([OutLine(f"{PREFIX}Going offline, {left} question(s) left unanswered, sorry.")])
+                notice = reply_lines(f"Going offline, {left} question(s) left unanswered, sorry.",
+                                     max_line=self.settings.max_line)
+                self._send_later([OutLine(line) for line in notice])
             try:
                 self._flush()
                 self._poll_to_confirm()
@@ -387,6 +385,37 @@ class Bridge:
         if self._unconfirmed:
             self._client.poll_chat()   # read and dropped: we are stopping
             self._confirm()
+
+
+def connect_with_retries(settings: BridgeSettings, connect: Connector,
+                         stopping: threading.Event | None = None) -> ChatClient | None:
+    """``connect()``, retried with backoff ``connect_attempts`` times (0: forever); BridgeError when it fails.
+
+    None when ``stopping`` is set before a connection is made.
+    """
+    stopping = stopping or threading.Event()
+    delay, attempt = settings.reconnect_min_delay, 0
+    while not stopping.is_set():
+        attempt += 1
+        try:
+            return connect()
+        except OSError as exc:
+            if settings.connect_attempts and attempt >= settings.connect_attempts:
+                raise BridgeError(
+                    f"cannot reach the Minecraft server's chat API at {settings.mc_host}:{settings.mc_port} "
+                    f"after {attempt} attempt(s): {exc} (is the server running with the RaspberryJuice "
+                    "plugin, or mcserver/server.js?)") from exc
+            _log_event("connect_failed", logging.WARNING, attempt=attempt, error=exc, retry_in_s=delay)
+            stopping.wait(delay)
+            delay = min(delay * 2, settings.reconnect_max_delay)
+    return None
+
+
+def check_server(settings: BridgeSettings) -> None:
+    """Fail fast with BridgeError when the chat API is unreachable (before loading a model for nothing)."""
+    client = connect_with_retries(
+        settings, lambda: ChatClient.connect(settings.mc_host, settings.mc_port, settings.io_timeout))
+    client.close()
 
 
 @contextmanager

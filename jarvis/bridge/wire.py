@@ -16,7 +16,8 @@ It guarantees the text cannot end the ``chat.post(...)`` line or start another c
   character (Unicode category Cc) become a space, and whitespace runs collapse to one space;
 - lone surrogates (Cs, which cannot even be encoded) become a space;
 - invisible format characters (Cf: zero-width joiners, bidi overrides, BOM) are dropped;
-- ``|`` (the event separator) becomes ``¦``; ``§`` (Minecraft's formatting code) is dropped.
+- ``|`` (the event separator) becomes ``¦``; Minecraft formatting codes (``§`` and the
+  character after it, as in ``§c``) are dropped, so nobody can colour or obfuscate Jarvis's lines.
 ``(`` and ``)`` are kept on purpose: RaspberryJuice and the original Pi server take the
 arguments up to the line's last character, so a ``)`` inside a message cannot close the
 command early, and answers read "(source: Cow)".
@@ -32,7 +33,8 @@ _POST_START = re.compile(r"\|(?=[0-9]+,)")
 _POST = re.compile(r"([0-9]+),(.*)", re.DOTALL)
 _SPACES = re.compile(r"\s+")
 
-_REPLACED = {"|": "\u00a6", "\u00a7": ""}
+_FORMATTING_CODE = re.compile("\u00a7.?", re.DOTALL)   # Minecraft's § + one code character
+_REPLACED = {"|": "\u00a6"}
 _AS_SPACE_CATEGORIES = {"Cc", "Cs", "Zl", "Zp"}
 
 
@@ -63,7 +65,7 @@ def parse_chat_posts(response: str) -> list[ChatPost]:
 def chat_safe(text: str) -> str:
     """``text`` as one harmless chat line (see the module docstring for the rules)."""
     out = []
-    for char in str(text):
+    for char in _FORMATTING_CODE.sub("", str(text)):
         if char in _REPLACED:
             out.append(_REPLACED[char])
             continue

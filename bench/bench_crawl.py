@@ -1,0 +1,90 @@
+"""Benchmark of the crawler on the bundled sample wiki: crawl speed and recrawl traffic.
+
+    python bench/bench_crawl.py                 # 2 cores, 4 workers, 3 rounds
+    python bench/bench_crawl.py --cpus 0 --workers 8 --rounds 1
+
+Serves the sample wiki from a separate process (as a real wiki is another machine), crawls it
+with --delay 0 into a temporary directory, then crawls it again (conditional requests). Prints
+figures, asserts nothing. Targets on 2 cores: >= 30 pages/s; a recrawl of the unchanged site
+transfers < 10% of the bytes of the first crawl.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import requests  # noqa: E402
+
+from crawler import CrawlSettings, crawl  # noqa: E402
+
+
+def start_server() -> tuple[subprocess.Popen, str]:
+    """`jarvis sample-wiki --port 0` in its own process; returns it and its base URL."""
+    process = subprocess.Popen([sys.executable, "-m", "jarvis", "sample-wiki", "--port", "0"], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    line = process.stdout.readline()
+    match = re.search(r"(http://[\d.]+:\d+)", line)
+    if not match:
+        process.kill()
+        sys.exit(f"the sample wiki did not start: {line.strip()}")
+    return process, match.group(1)
+
+
+def round_trip_ms(base_url: str, n: int = 20) -> float:
+    """Median time of one keep-alive GET of an article: the server's share of a page."""
+    with requests.Session() as session:
+        times = []
+        for _ in range(n):
+            began = time.perf_counter()
+            session.get(f"{base_url}/w/Cow").content
+            times.append((time.perf_counter() - began) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cpus", type=int, default=2, help="pin crawler and server to this many cores (0: all)")
+    parser.add_argument("--workers", type=int, default=CrawlSettings().workers, help="fetch threads")
+    parser.add_argument("--rounds", type=int, default=3, help="crawl + recrawl rounds (median reported)")
+    args = parser.parse_args()
+
+    if args.cpus and hasattr(os, "sched_setaffinity"):
+        available = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, set(available[:args.cpus]))  # the server process inherits it
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    server, base_url = start_server()
+    try:
+        settings = CrawlSettings(delay=0, workers=args.workers)
+        print(f"sample wiki at {base_url} (own process); {cores} cores; {args.workers} workers; "
+              f"server round trip {round_trip_ms(base_url):.1f} ms")
+        rates, ratios = [], []
+        for round_ in range(1, args.rounds + 1):
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp) / "corpus.jsonl"
+                first = crawl(f"{base_url}/w/Main_Page", out, settings, progress=False)
+                second = crawl(f"{base_url}/w/Main_Page", out, settings, progress=False)
+            rates.append(first.pages_per_second)
+            ratios.append(second.bytes / first.bytes)
+            print(f"round {round_}: crawl {first.visited} URLs -> {first.stored} pages + {first.aliases} aliases "
+                  f"in {first.seconds:.2f} s = {first.pages_per_second:.1f} pages/s, {first.bytes / 1e6:.2f} MB; "
+                  f"recrawl {second.seconds:.2f} s, {second.not_modified} not modified, "
+                  f"{second.bytes / 1e6:.3f} MB = {ratios[-1]:.1%} of the first")
+        print(f"crawl speed: {statistics.median(rates):.1f} pages/s (median of {args.rounds}; target >= 30 on 2 cores)")
+        print(f"recrawl traffic: {statistics.median(ratios):.1%} of the first crawl's bytes (target < 10%)")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
