@@ -34,11 +34,12 @@ sys.path.insert(0, str(ROOT / "tests"))   # qa_models: builds the random roberta
 
 # name -> ReaderSettings changes ("model" is filled in with the built model unless it is "").
 CONFIGS = {
-    "batched": {},
-    "sequential": {"sequential": True},
-    "sequential+pad": {"sequential": True},     # each window padded to max_seq_len (see padded_reader)
-    "batched+prerank8": {"max_paragraphs": 8},
-    "batched+int8": {"quantize": True},
+    "batched": {"quantize": False},
+    "sequential": {"sequential": True, "quantize": False},
+    "sequential+pad": {"sequential": True, "quantize": False},  # windows padded to max_seq_len (padded_reader)
+    "batched+prerank8": {"max_paragraphs": 8, "quantize": False},
+    "batched+int8": {"quantize": True},                 # the default on a CPU
+    "sequential+int8": {"sequential": True, "quantize": True},
     "batched+int8+prerank8": {"quantize": True, "max_paragraphs": 8},
     "fallback:minilm": {"model": "", "fallback": "minilm"},
     "fallback:lexical": {"model": "", "fallback": "lexical"},

@@ -4,6 +4,7 @@ One page per JSONL line: ``{"title", "url", "aliases", "paragraphs", "sha1"}``.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -38,8 +39,37 @@ class Page:
 
     @classmethod
     def from_json(cls, data: dict) -> "Page":
-        return cls(title=data["title"], url=data.get("url", ""), paragraphs=list(data["paragraphs"]),
-                   aliases=list(data.get("aliases", [])), sha1=data.get("sha1", ""))
+        """A page from one parsed JSONL line; a missing or mistyped field is a ValueError naming it."""
+        if not isinstance(data, dict):
+            raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+        return cls(title=_string_field(data, "title"), url=_string_field(data, "url", default=""),
+                   paragraphs=_strings_field(data, "paragraphs"),
+                   aliases=_strings_field(data, "aliases", default=[]),
+                   sha1=_string_field(data, "sha1", default=""))
+
+
+def _string_field(data: dict, key: str, default: str | None = None) -> str:
+    """data[key], a string; default when missing (required when default is None)."""
+    if key not in data:
+        if default is None:
+            raise ValueError(f'no "{key}" field')
+        return default
+    if not isinstance(data[key], str):
+        raise ValueError(f'"{key}" must be a string, got {type(data[key]).__name__}')
+    return data[key]
+
+
+def _strings_field(data: dict, key: str, default: list[str] | None = None) -> list[str]:
+    """data[key], a list of strings; default when missing (required when default is None).
+    A bare string is iterable too: unchecked, "text" would become four one-letter paragraphs."""
+    if key not in data:
+        if default is None:
+            raise ValueError(f'no "{key}" field')
+        return list(default)
+    value = data[key]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f'"{key}" must be a list of strings')
+    return list(value)
 
 
 def normalize_text(text: str) -> str:
@@ -59,8 +89,13 @@ def iter_corpus(path: str | os.PathLike) -> Iterator[Page]:
     path = Path(path)
     if not path.is_file():
         raise CorpusError(f"corpus file not found: {path}")
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
+    # Bytes in, decoded line by line, so that text that is not UTF-8 is an error naming its line.
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise CorpusError(f"{path}:{lineno}: not UTF-8 text ({exc.reason} at byte {exc.start + 1} of the line)") from exc
             if not line.strip():
                 continue
             try:
@@ -79,9 +114,16 @@ def write_corpus(pages: Iterable[Page], path: str | os.PathLike) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     count = 0
-    with tmp.open("w", encoding="utf-8") as fh:
-        for page in pages:
-            fh.write(json.dumps(page.to_json(), ensure_ascii=False) + "\n")
-            count += 1
-    os.replace(tmp, path)
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            for page in pages:
+                fh.write(json.dumps(page.to_json(), ensure_ascii=False) + "\n")
+                count += 1
+        os.replace(tmp, path)
+    except BaseException:
+        # A failed write (disk full, path is a directory, Ctrl-C) leaves no half-written temp file.
+        if not tmp.is_dir():
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        raise
     return count

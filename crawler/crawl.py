@@ -8,6 +8,7 @@ threads except the read-only recrawl cache.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import threading
 import time
@@ -82,21 +83,36 @@ def crawl(start_url: str, out_path: str | Path, settings: CrawlSettings | None =
     Raises CrawlError (a user error) when the crawl cannot start.
     """
     settings = settings or CrawlSettings()
-    _check_arguments(start_url, settings, max_pages)
-    job = _Crawl(normalize_url(start_url), Path(out_path), settings, max_pages, progress)
+    out_path = Path(out_path)
+    _check_arguments(start_url, out_path, settings, max_pages)
+    job = _Crawl(normalize_url(start_url), out_path, settings, max_pages, progress)
     return job.run(resume)
 
 
-def _check_arguments(start_url: str, settings: CrawlSettings, max_pages: int | None) -> None:
+def _check_arguments(start_url: str, out: Path, settings: CrawlSettings, max_pages: int | None) -> None:
     parts = urlsplit(start_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise CrawlError(f"the start URL must be an http(s) URL, got {start_url!r}")
+    _check_out_path(out)
     if max_pages is not None and max_pages < 1:
         raise CrawlError(f"--max-pages must be at least 1, got {max_pages}")
     if settings.workers < 1:
         raise CrawlError(f"--workers must be at least 1, got {settings.workers}")
     if settings.delay < 0:
         raise CrawlError(f"--delay cannot be negative, got {settings.delay}")
+
+
+def _check_out_path(out: Path) -> None:
+    """Refuse an --out the corpus cannot be written to before any request, not after the crawl."""
+    if out.is_dir():
+        raise CrawlError(f"--out {out} is a directory; give the corpus file to write, e.g. {out / 'corpus.jsonl'}")
+    folder = out.absolute().parent
+    while not folder.exists() and folder != folder.parent:  # write_corpus creates the missing folders
+        folder = folder.parent
+    if not folder.is_dir():
+        raise CrawlError(f"cannot write --out {out}: {folder} is not a directory")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise CrawlError(f"cannot write --out {out}: {folder} is not writable")
 
 
 class _UrlClaims:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -19,7 +20,7 @@ from tqdm import tqdm
 
 from crawler.corpus import Page, read_corpus
 from eval.metrics import best_em, best_f1
-from eval.questions import Question, load_questions
+from eval.questions import Question, QuestionFileError, load_questions
 from eval.report import FULL, IR, QA, ConfigResult, EvalReport, QuestionResult
 
 log = logging.getLogger(__name__)
@@ -70,9 +71,15 @@ class PageResolver:
 def run_eval(options: EvalOptions, config) -> EvalReport:
     """Run every evaluation, write report.md, chart.png, questions.csv and results.json; return the report."""
     from index import Searcher, ensure_index
-    from jarvis.pipeline import Jarvis
+    from jarvis.errors import first_line
+    from jarvis.pipeline import Jarvis, check_question
 
     questions = load_questions(options.questions)
+    for q in questions:  # a bad question stops the run now, with its line number, not half-way through
+        try:
+            check_question(q.text)
+        except Exception as exc:  # noqa: BLE001 - QuestionError: the message says what is wrong
+            raise QuestionFileError(f"{options.questions}:{q.line}: {first_line(exc)}") from exc
     resolver = PageResolver(read_corpus(options.corpus))
     missing = sorted({q.expected_title for q in questions if resolver.find(q.expected_title) is None})
     if missing:
@@ -90,22 +97,21 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
     bar = tqdm(total=_planned_runs(len(questions), len(profiles), readers, options), unit="q",
                desc="eval", disable=not options.progress)
     try:
-        with Searcher(profiles["tuned"]) as tuned:
-            searchers = {"tuned": tuned}
-            if "baseline" in profiles:
-                searchers["baseline"] = Searcher(profiles["baseline"])
+        with ExitStack() as stack:
+            searchers = {name: stack.enter_context(Searcher(path)) for name, path in profiles.items()}
             for profile, searcher in searchers.items():
                 configs.append(evaluate_ir(profile, searcher, questions, resolver, config.top_k, bar))
             for reader_config in readers:
                 try:
                     reader = reader_config.load()
                 except Exception as exc:  # noqa: BLE001 - any load failure means "not run here"
-                    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                     for kind in (QA, FULL):
                         configs.append(ConfigResult(kind, reader_config.name, reader_config.description,
-                                                    ran=False, not_run_reason=reason))
+                                                    ran=False, not_run_reason=first_line(exc)))
                     bar.update(2 * len(questions))
                     continue
+                if reader_config.name.startswith("fallback:"):
+                    reader_config = replace(reader_config, name=reader.name)  # "auto" -> what answered
                 settings = replace(config.reader, **reader_config.settings_changes)
                 jarvis = Jarvis(searchers["tuned"], reader, settings, config.top_k)
                 configs.append(evaluate_qa(reader_config, jarvis, questions, resolver, bar))
@@ -114,8 +120,6 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
                     original = Jarvis(searchers["baseline"], reader, settings, config.top_k)
                     configs.append(evaluate_full(replace(reader_config, default=False), "baseline", original,
                                                  questions, resolver, bar))
-            if "baseline" in searchers:
-                searchers["baseline"].close()
     finally:
         bar.close()
 
@@ -129,7 +133,7 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
 def reader_configs(options: EvalOptions, config) -> list[ReaderConfig]:
     """The readers to compare. The default is what `jarvis ask` would use: the first model, else the fallback."""
     from jarvis.fallback import load_fallback_reader
-    from jarvis.reader import SpanReader
+    from jarvis.reader import SpanReader, model_name
 
     readers: list[ReaderConfig] = []
     for model in options.models or [config.reader.model]:
@@ -137,7 +141,7 @@ def reader_configs(options: EvalOptions, config) -> list[ReaderConfig]:
             continue
         batched = replace(config.reader, model=model, sequential=False)
         sequential = replace(batched, sequential=True)
-        short = model.rstrip("/").split("/")[-1]
+        short = model_name(model, quantized=config.reader.quantize)
         readers.append(ReaderConfig(short, f"span reader {model}, batched",
                                     lambda s=batched: SpanReader.load(s)))
         if not options.quick:
@@ -178,9 +182,9 @@ def _planned_runs(n: int, n_profiles: int, readers: list[ReaderConfig], options:
 
 
 def evaluate_ir(profile: str, searcher, questions: list[Question], resolver: PageResolver, k: int, bar) -> ConfigResult:
-    description = ("BM25F over title+aliases (boost 3) and content, Porter stemming" if profile == "tuned"
-                   else "the original's baseline: content only, BM25 K1=1.2")
-    result = ConfigResult(IR, profile, description, default=(profile == "tuned"))
+    from index import get_profile
+
+    result = ConfigResult(IR, profile, get_profile(searcher.profile).description, default=(profile == "tuned"))
     began = time.perf_counter()
     for q in questions:
         t0 = time.perf_counter()

@@ -57,8 +57,13 @@ def simplify_title(title: str) -> str:
 
 
 def page_fingerprint(page: Page) -> str:
-    """Changes when anything indexed changes: the content (the crawler's sha1), aliases or URL."""
-    key = json.dumps([page.sha1, page.title, page.url, sorted(page.aliases)], ensure_ascii=False)
+    """Changes when anything indexed changes: the paragraphs, title, aliases or URL.
+
+    Computed from the paragraphs themselves, not the corpus's "sha1" field: a corpus edited by
+    hand keeps its stale sha1. Exact text, not content_sha1 (which ignores case and spacing),
+    because the paragraphs are stored and shown to the reader as written.
+    """
+    key = json.dumps([page.paragraphs, page.title, page.url, sorted(page.aliases)], ensure_ascii=False)
     return hashlib.sha1(key.encode("utf-8")).hexdigest()
 
 

@@ -126,7 +126,11 @@ class LocalMinecraft:
         command = [node, str(MCSERVER_DIR / "server.js"), "--port", str(self.port), "--api-port", str(self.api_port),
                    "--max-seconds", str(int(self.max_seconds)), "--quiet"]
         self.child = _spawn("mcserver", command, self.log_dir)
-        match = self.child.wait_for_log(READY, timeout)
+        try:
+            match = self.child.wait_for_log(READY, timeout)
+        except BaseException:   # a caller whose `server = LocalMinecraft(...).start()` failed has nothing to stop
+            self.child.stop()
+            raise
         self.port, self.api_port = int(match.group(1)), int(match.group(2))
         return self
 
@@ -145,7 +149,11 @@ def start_jarvis(api_port: int, log_dir: Path, *, fallback: bool, index_dir: Pat
         command += ["--index", str(index_dir)]
     command += list(extra_args)
     child = _spawn("jarvis-serve", command, log_dir, env={**os.environ, **(env or {})})
-    child.wait_for_log(re.compile(r"event=connected"), timeout)
+    try:
+        child.wait_for_log(re.compile(r"event=connected"), timeout)
+    except BaseException:   # the caller never gets the child, so it cannot stop it (Ctrl-C included)
+        child.stop()
+        raise
     return child
 
 
@@ -171,7 +179,10 @@ def run_bot(game_port: int, questions: Sequence[str], *, players: int = 1, usern
                 yield json.loads(line)
             except json.JSONDecodeError:
                 continue
-        process.wait(timeout=max_seconds)
+        try:
+            process.wait(timeout=max_seconds)
+        except subprocess.TimeoutExpired:
+            raise DemoError(f"the bot closed its output but did not exit within {max_seconds:g} s") from None
     finally:
         if process.poll() is None:
             process.kill()

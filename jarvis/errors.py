@@ -2,8 +2,8 @@
 
 The CLI prints any exception whose class has ``user_error = True`` as one line
 (``jarvis ask: error: <message>``) and exits non-zero, without a traceback.
-Stage packages (crawler/, index/, eval/) never import jarvis: they follow the same
-convention with their own exception classes.
+The pipeline stages crawler/ and index/ never import jarvis: they follow the same convention
+with their own exception classes. (eval/ measures the whole system, so it does import jarvis.)
 """
 
 
@@ -11,3 +11,9 @@ class JarvisError(Exception):
     """A problem the user can fix."""
 
     user_error = True
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception as one line: its message's first line, or its type's name if it has none."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

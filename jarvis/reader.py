@@ -21,12 +21,13 @@ None and Jarvis says it does not know.
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, Sequence
 
 from jarvis.config import ReaderSettings
-from jarvis.errors import JarvisError
+from jarvis.errors import JarvisError, first_line
 
 log = logging.getLogger(__name__)
 
@@ -125,9 +126,12 @@ class SpanReader:
         # More threads than this buys little for one question and starves the chat bridge.
         threads = settings.threads or min(torch.get_num_threads(), 8)
         torch.set_num_threads(threads)
-        if settings.quantize:
-            model = _quantize(model)
-        return cls(tokenizer, model, settings, name=_model_name(settings.model, settings.quantize))
+        quantized = False
+        if torch.cuda.is_available():
+            model = model.to("cuda")  # a GPU beats int8 on a CPU; dynamic quantization is CPU-only
+        elif settings.quantize:
+            model, quantized = _quantize(model), True
+        return cls(tokenizer, model, settings, name=model_name(settings.model, quantized))
 
     # ------------------------------------------------------------------ reading
 
@@ -179,11 +183,11 @@ class SpanReader:
         torch = self._torch
         ids = list(ids)
         features = [{name: windows[name][w] for name in self._input_names if name in windows} for w in ids]
-        batch = self.tokenizer.pad(features, padding=True, return_tensors="pt")
+        batch = self.tokenizer.pad(features, padding=True, return_tensors="pt").to(self.model.device)
         with torch.inference_mode():
             output = self.model(**batch)
-        start_logits = output.start_logits.float()
-        end_logits = output.end_logits.float()
+        start_logits = output.start_logits.float().cpu()
+        end_logits = output.end_logits.float().cpu()
         length = start_logits.shape[1]
 
         # Spans must lie inside the paragraph (sequence 1), start <= end, at most N tokens long.
@@ -236,7 +240,7 @@ def _cls_position(input_ids: Sequence[int], cls_token_id: int | None) -> int:
     return 0
 
 
-def _model_name(source: str, quantized: bool) -> str:
+def model_name(source: str, quantized: bool = False) -> str:
     """What Answer.reader shows: the model's last path component (``roberta-base-squad2``)."""
     name = Path(source.rstrip("/\\")).name or source
     return f"{name}+int8" if quantized else name
@@ -246,23 +250,29 @@ def _looks_like_path(source: str) -> bool:
     return source.startswith((".", "/", "~", "\\")) or (len(source) > 1 and source[1] == ":") or source.count("/") > 1
 
 
+@contextmanager
+def no_progress_bars(active: bool = True):
+    """Hide transformers' progress bars (e.g. "Loading weights" when loading from disk) for the block."""
+    from transformers.utils import logging as hf_logging
+
+    hide = active and hf_logging.is_progress_bar_enabled()
+    if hide:
+        hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if hide:
+            hf_logging.enable_progress_bar()
+
+
 def _load_pretrained(source: str):
     """Tokenizer and QA model from a local directory or the hub (cache first, then download)."""
     from transformers import AutoModelForQuestionAnswering, AutoTokenizer
-    from transformers.utils import logging as hf_logging
 
     def load(name: str, local_only: bool):
-        # A download shows its progress bars; loading from disk needs no "Loading weights" bar.
-        quiet = local_only and hf_logging.is_progress_bar_enabled()
-        if quiet:
-            hf_logging.disable_progress_bar()
-        try:
-            tokenizer = AutoTokenizer.from_pretrained(name, local_files_only=local_only)
-            model = AutoModelForQuestionAnswering.from_pretrained(name, local_files_only=local_only)
-        finally:
-            if quiet:
-                hf_logging.enable_progress_bar()
-        return tokenizer, model
+        with no_progress_bars(local_only):  # a download shows its progress; a load from disk needs none
+            return (AutoTokenizer.from_pretrained(name, local_files_only=local_only),
+                    AutoModelForQuestionAnswering.from_pretrained(name, local_files_only=local_only))
 
     if not source:
         raise ModelUnavailableError("no QA model configured")
@@ -271,7 +281,7 @@ def _load_pretrained(source: str):
         try:
             return load(str(local), local_only=True)
         except (OSError, ValueError, KeyError) as exc:
-            raise ModelUnavailableError(f"{local} is not a usable QA model directory ({_first_line(exc)})") from exc
+            raise ModelUnavailableError(f"{local} is not a usable QA model directory ({first_line(exc)})") from exc
     if local.exists() or _looks_like_path(source):
         raise ModelUnavailableError(f"no model directory at {local}")
 
@@ -290,7 +300,7 @@ def _load_pretrained(source: str):
     try:
         return load(source, local_only=False)
     except (OSError, ValueError) as exc:
-        raise ModelUnavailableError(f"cannot load {source} ({_first_line(exc)})") from exc
+        raise ModelUnavailableError(f"cannot load {source} ({first_line(exc)})") from exc
 
 
 def _probe_hub(repo_id: str) -> None:
@@ -300,7 +310,7 @@ def _probe_hub(repo_id: str) -> None:
     try:
         get_hf_file_metadata(hf_hub_url(repo_id, "config.json"), timeout=HUB_PROBE_TIMEOUT)
     except Exception as exc:  # noqa: BLE001 - httpx, HfHubHTTPError, OSError, ValueError all mean "cannot"
-        raise ModelUnavailableError(f"cannot download {repo_id} ({_first_line(exc)})") from exc
+        raise ModelUnavailableError(f"cannot download {repo_id} ({first_line(exc)})") from exc
 
 
 def _quantize(model):
@@ -314,6 +324,3 @@ def _quantize(model):
         return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

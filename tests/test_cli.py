@@ -77,10 +77,13 @@ def test_unreachable_host_is_a_one_line_error(tmp_path):
 
 
 def test_serve_with_no_server_is_a_one_line_error(tmp_path, bundled_index):
-    result = run_jarvis("serve", "--mc-port", "9", "--index", str(bundled_index), "--fallback",
-                        "--connect-attempts", "1")
+    """With the default start-up retries: the retries are not shown, only the one-line error."""
+    from jarvis.config import Config
+
+    result = run_jarvis("serve", "--mc-port", "9", "--index", str(bundled_index), "--fallback", timeout=60)
     assert result.returncode != 0
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert f"after {Config().bridge.connect_attempts} attempt(s)" in result.stderr
 
 
 def test_config_honours_jarvis_home(tmp_path):

@@ -354,6 +354,21 @@ def test_an_alias_change_is_a_page_change(tmp_path):
         assert searcher.search("crafting bench")[0].aliases == ["Workbench", "Crafting bench"]
 
 
+def test_a_hand_edited_paragraph_with_a_stale_sha1_is_reindexed(tmp_path):
+    corpus = corpus_of(tmp_path, minecraft_pages())
+    build_index(corpus, tmp_path / "ix", progress=False)
+    lines = corpus.read_text(encoding="utf-8").splitlines()
+    cow = next(i for i, line in enumerate(lines) if json.loads(line)["title"] == "Cow")
+    edited = json.loads(lines[cow])
+    edited["paragraphs"][1] = "Cows drop leather and raw beef, and can be milked with a bucket or a mooshroomjug."
+    lines[cow] = json.dumps(edited)  # "sha1" left as it was, as a hand edit does
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    stats = build_index(corpus, tmp_path / "ix", progress=False)
+    assert (stats.updated, stats.unchanged) == (1, 9)
+    with Searcher(tmp_path / "ix") as searcher:
+        assert titles(searcher.search("mooshroomjug")) == ["Cow"]
+
+
 def test_a_profile_change_rebuilds_from_scratch(tmp_path):
     corpus = corpus_of(tmp_path, minecraft_pages())
     build_index(corpus, tmp_path / "ix", profile="tuned", progress=False)

@@ -99,7 +99,7 @@ def test_normalized_questions_ignore_case_spacing_and_closing_punctuation():
 def test_ask_answers_from_the_top_pages(jarvis):
     answer = jarvis.ask("what do cows drop?")
     assert answer.found and answer.text
-    assert answer.reader == "model"                       # the tiny model's directory name
+    assert answer.reader == "model+int8"                  # the model directory's name; int8 on a CPU by default
     source = next(p for p in PAGES if p.title == answer.title)
     assert any(answer.text in paragraph for paragraph in source.paragraphs)
     assert answer.url == source.url
@@ -213,14 +213,21 @@ def test_cli_ask_json(tiny_qa_model, small_index, capsys):
                  "--json", "-q"])
     assert code == 0
     data = json.loads(capsys.readouterr().out)
-    assert DESIGN_JSON_KEYS <= set(data) and data["reader"] == "model"
+    assert DESIGN_JSON_KEYS <= set(data) and data["reader"] == "model+int8"
+
+
+def test_cli_ask_no_int8_reads_in_full_precision(tiny_qa_model, small_index, capsys):
+    code = main(["ask", "what do cows drop?", "--index", str(small_index), "--model", str(tiny_qa_model),
+                 "--json", "-q", "--no-int8"])
+    assert code == 0
+    assert json.loads(capsys.readouterr().out)["reader"] == "model"
 
 
 def test_cli_ask_sequential_gives_the_batched_answer(tiny_qa_model, small_index, capsys):
     outputs = []
     for extra in ([], ["--sequential"]):
         assert main(["ask", "where do zombies spawn?", "--index", str(small_index), "--model", str(tiny_qa_model),
-                     "--json", "-q", *extra]) == 0
+                     "--json", "-q", "--no-int8", *extra]) == 0  # fp32: int8 scales per batch
         outputs.append(json.loads(capsys.readouterr().out))
     assert outputs[0]["answer"] == outputs[1]["answer"]
     assert outputs[0]["score"] == pytest.approx(outputs[1]["score"], abs=1e-3)

@@ -36,6 +36,7 @@ from jarvis.bridge.chat import HELP, AnswerLike, addressed_question, answer_line
 from jarvis.bridge.connection import BridgeError, ChatClient, ConnectionLost
 from jarvis.bridge.wire import ChatPost
 from jarvis.config import BridgeSettings
+from jarvis.errors import first_line
 
 log = logging.getLogger(__name__)
 
@@ -344,7 +345,7 @@ class Bridge:
             answer = self._answer(question.text)
         except Exception as exc:  # noqa: BLE001 - a bad question or a reader bug must not stop the bridge
             if getattr(exc, "user_error", False):
-                message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                message = first_line(exc)
                 _log_event("answer_failed", player=question.player, question=question.text, error=message)
             else:
                 log.exception("answering %r failed", question.text)
@@ -405,7 +406,8 @@ def connect_with_retries(settings: BridgeSettings, connect: Connector,
                     f"cannot reach the Minecraft server's chat API at {settings.mc_host}:{settings.mc_port} "
                     f"after {attempt} attempt(s): {exc} (is the server running with the RaspberryJuice "
                     "plugin, or mcserver/server.js?)") from exc
-            _log_event("connect_failed", logging.WARNING, attempt=attempt, error=exc, retry_in_s=delay)
+            # INFO (-v): a start-up failure ends as one BridgeError line; retries are not user news.
+            _log_event("connect_failed", attempt=attempt, error=exc, retry_in_s=delay)
             stopping.wait(delay)
             delay = min(delay * 2, settings.reconnect_max_delay)
     return None

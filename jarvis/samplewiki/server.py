@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
+from jarvis.config import SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT
 from jarvis.errors import JarvisError
 from jarvis.samplewiki.render import HtmlPage, Renderer
 from jarvis.samplewiki.site import SampleWiki
@@ -30,8 +31,8 @@ from jarvis.samplewiki.titles import MAIN_PAGE, dbkey, namespace_number, normali
 
 log = logging.getLogger(__name__)
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8080
+DEFAULT_HOST = SAMPLE_WIKI_HOST
+DEFAULT_PORT = SAMPLE_WIKI_PORT
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 HTML = "text/html; charset=UTF-8"
 # Crawlers stay out of the endless and the personal parts, as on the real wiki.
