@@ -124,10 +124,18 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
         bar.close()
 
     configs.sort(key=lambda c: ({IR: 0, QA: 1, FULL: 2}[c.kind], not c.default))
-    report = EvalReport(questions_file=str(options.questions), configs=configs)
+    report = EvalReport(questions_file=_display_path(options.questions), configs=configs)
     for path in report.write_all(options.out_dir, options.json_path):
         log.info("wrote %s", path)
     return report
+
+
+def _display_path(path: Path) -> str:
+    """The path as the user would type it: relative to the current directory when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def reader_configs(options: EvalOptions, config) -> list[ReaderConfig]:
@@ -145,6 +153,10 @@ def reader_configs(options: EvalOptions, config) -> list[ReaderConfig]:
         readers.append(ReaderConfig(short, f"span reader {model}, batched",
                                     lambda s=batched: SpanReader.load(s)))
         if not options.quick:
+            other = replace(batched, quantize=not batched.quantize)  # int8 vs full precision, side by side
+            readers.append(ReaderConfig(model_name(model, quantized=other.quantize),
+                                        f"span reader {model}, batched, {'int8' if other.quantize else 'fp32'}",
+                                        lambda s=other: SpanReader.load(s)))
             readers.append(ReaderConfig(f"{short} sequential", "one paragraph per forward pass (original)",
                                         lambda s=sequential: SpanReader.load(s)))
             readers.append(ReaderConfig(f"{short} pre-rank {options.prerank_paragraphs}",
