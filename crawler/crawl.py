@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from crawler.corpus import CorpusError, content_sha1, iter_corpus, write_corpus
 from crawler.dedupe import build_pages, identity
-from crawler.extract import ExtractedPage, extract_article
+from crawler.extract import TABLE_MODES, ExtractedPage, extract_article
 from crawler.fetch import UNREACHABLE, FetchResult, Fetcher, Validators
 from crawler.filters import FOLLOW_LINKS_OF, followable_links, skip_reason
 from crawler.journal import (CrawlState, Document, FetchRecord, Journal, journal_path, load_state, save_state,
@@ -100,6 +100,8 @@ def _check_arguments(start_url: str, out: Path, settings: CrawlSettings, max_pag
         raise CrawlError(f"--workers must be at least 1, got {settings.workers}")
     if settings.delay < 0:
         raise CrawlError(f"--delay cannot be negative, got {settings.delay}")
+    if settings.tables not in TABLE_MODES:
+        raise CrawlError(f"--tables must be one of {', '.join(TABLE_MODES)}, got {settings.tables!r}")
 
 
 def _check_out_path(out: Path) -> None:
@@ -228,7 +230,7 @@ class _Crawl:
             if result.error in UNREACHABLE:
                 raise CrawlError(f"cannot reach {origin} ({result.error})")
             raise CrawlError(f"cannot crawl from {self.start_url}: {result.error}")
-        page = extract_article(result.text or "", result.final_url)
+        page = extract_article(result.text or "", result.final_url, tables=self.settings.tables)
         if page is None:
             raise CrawlError(f"{self.start_url} is not a MediaWiki page (no #firstHeading, no article body)")
         self.scope = Scope.from_url(result.final_url, page.article_path)
@@ -296,7 +298,7 @@ class _Crawl:
                                    last_modified=result.last_modified)
                 return FetchRecord(url=url, skip=document.skip, document=document, redirects=result.redirects,
                                    not_modified=True)
-            page = extract_article(result.text or "", result.final_url)
+            page = extract_article(result.text or "", result.final_url, tables=self.settings.tables)
             if page is None:
                 log.warning("skipped %s: not a wiki page", url)
                 return FetchRecord(url=url, skip="not a wiki page", redirects=result.redirects)

@@ -5,6 +5,8 @@ Follows the paragraph contract shared with the sample wiki's corpus builder:
   table of contents, hatnotes, [edit] links, reference markers and lists, images, scripts,
   styles, ``.noprint``) and minus every table;
 - every ``<p>`` is a paragraph, every ``<li>`` of a list is a paragraph (headings are not);
+- optionally (``tables="sentences"``, outside the contract) each data row of a content table becomes
+  one paragraph, "Header: cell; Header: cell.", where the table was;
 - text is ``get_text("")`` with whitespace collapsed to single spaces; empty ones are dropped.
 """
 from __future__ import annotations
@@ -36,6 +38,9 @@ DISAMBIGUATION_CLASSES = frozenset({"disambig", "disambiguation", "dmbox-disambi
 _KEPT_TAGS = frozenset({"script", "link"})
 _KEPT_IDS = frozenset({"firstHeading", "contentSub", "mw-content-text", "catlinks"}) | DISAMBIGUATION_IDS
 
+# What to do with content tables (infoboxes and navboxes are chrome either way).
+TABLE_MODES = ("drop", "sentences")
+
 _WHITESPACE = re.compile(r"\s+")
 _CONFIG_MARKERS = ("RLCONF", "mw.config.set(")
 _REDIRECTED_FROM = re.compile(r"Redirected from\s+(.+?)\)?\s*$")
@@ -62,9 +67,11 @@ def clean_text(text: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
 
-def extract_article(html: str | bytes, url: str) -> ExtractedPage | None:
+def extract_article(html: str | bytes, url: str, *, tables: str = "drop") -> ExtractedPage | None:
     """The article in a MediaWiki HTML page, or None if the document is no wiki page at all
-    (neither a ``#firstHeading`` nor a ``.mw-parser-output``)."""
+    (neither a ``#firstHeading`` nor a ``.mw-parser-output``). ``tables`` is one of TABLE_MODES."""
+    if tables not in TABLE_MODES:
+        raise ValueError(f"tables must be one of {TABLE_MODES}, got {tables!r}")
     soup = BeautifulSoup(html, "lxml", parse_only=_ReadParts())
     heading = soup.find(id="firstHeading")
     content = soup.find(id="mw-content-text")
@@ -90,7 +97,7 @@ def extract_article(html: str | bytes, url: str) -> ExtractedPage | None:
     return ExtractedPage(
         title=title,
         url=canonical,
-        paragraphs=_paragraphs(body) if body is not None else [],
+        paragraphs=_paragraphs(body, tables) if body is not None else [],
         redirected_from=_redirected_from(soup, config),
         namespace=namespace if isinstance(namespace, int) else None,
         is_main_page=is_main_page,
@@ -118,11 +125,17 @@ class _ReadParts(ElementFilter):
 # --------------------------------------------------------------------------- prose
 
 
-def _paragraphs(body: Tag) -> list[str]:
-    for element in [e for e in body.find_all(True) if _is_chrome(e)]:
+def _paragraphs(body: Tag, tables: str = "drop") -> list[str]:
+    keep_tables = tables == "sentences"
+    for element in [e for e in body.find_all(True) if _is_chrome(e, keep_tables)]:
         element.extract()  # (not decompose: its descendants may come up in the list too)
     paragraphs = []
-    for element in body.find_all(["p", "li"]):
+    for element in body.find_all(["p", "li", "table"] if keep_tables else ["p", "li"]):
+        if keep_tables and element.find_parent("table") is not None:
+            continue  # part of a table's row sentences
+        if element.name == "table":
+            paragraphs.extend(_row_sentences(element))
+            continue
         if element.name == "p" and element.find_parent("li") is not None:
             continue  # already part of its list item's text
         text = clean_text(_own_text(element) if element.name == "li" else element.get_text(""))
@@ -131,13 +144,35 @@ def _paragraphs(body: Tag) -> list[str]:
     return paragraphs
 
 
-def _is_chrome(tag: Tag) -> bool:
-    if tag.name in CHROME_TAGS or tag.get("id") in CHROME_IDS:
+def _is_chrome(tag: Tag, keep_tables: bool = False) -> bool:
+    if tag.get("id") in CHROME_IDS:
+        return True
+    if tag.name in CHROME_TAGS and not (keep_tables and tag.name == "table"):
         return True
     classes = tag.get("class") or ()
     if tag.name == "sup" and "reference" in classes:
         return True
     return not CHROME_CLASSES.isdisjoint(classes)
+
+
+def _row_sentences(table: Tag) -> list[str]:
+    """One sentence per data row of a content table: "Item: Leather; Quantity: 0-2." when the
+    first row is all header cells, else the cells joined by "; ". Empty rows give nothing."""
+    rows = [[clean_text(cell.get_text("")) for cell in row.find_all(["th", "td"], recursive=False)]
+            for row in table.find_all("tr") if row.find_parent("table") is table]
+    first = table.find("tr")
+    header: list[str] = []
+    if rows and first is not None and first.find_parent("table") is table \
+            and all(cell.name == "th" for cell in first.find_all(["th", "td"], recursive=False)):
+        header, rows = rows[0], rows[1:]
+    sentences = []
+    for cells in rows:
+        parts = [f"{header[i]}: {text}" if i < len(header) and header[i] else text
+                 for i, text in enumerate(cells) if text]
+        if parts:
+            sentence = "; ".join(parts)
+            sentences.append(sentence if sentence.endswith((".", "!", "?")) else sentence + ".")
+    return sentences
 
 
 def _own_text(item: Tag) -> str:

@@ -81,7 +81,7 @@ def _reader_settings(args: argparse.Namespace, config: Config):
 def cmd_crawl(args: argparse.Namespace, config: Config) -> int:
     from crawler import crawl
 
-    settings = replace(config.crawl, delay=args.delay, workers=args.workers)
+    settings = replace(config.crawl, delay=args.delay, workers=args.workers, tables=args.tables)
     if args.user_agent:
         settings = replace(settings, user_agent=args.user_agent)
     if args.ignore_robots:
@@ -208,6 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="continue an interrupted crawl of --out")
     p.add_argument("--user-agent", default=None, help="override the crawler's User-Agent")
     p.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt (only for your own sites)")
+    p.add_argument("--tables", choices=["drop", "sentences"], default=Config().crawl.tables,
+                   help="content tables: drop them, or make each row a sentence (default: %(default)s)")
 
     p = sub("index", cmd_index, "build (or rebuild, atomically) a search index from a corpus")
     p.add_argument("--corpus", required=True, metavar="FILE", help="corpus JSONL")

@@ -67,6 +67,21 @@ def test_extract_keeps_prose_in_reading_order_and_drops_chrome():
     assert article.categories == ["Passive mobs"]
 
 
+def test_content_tables_become_row_sentences_with_tables_sentences_and_vanish_with_drop():
+    table = ('<table class="wikitable"><tbody><tr><th>Item</th><th>Quantity</th></tr>'
+             '<tr><td><a href="/w/Leather">Leather</a></td><td>0-2<sup class="reference">[2]</sup></td></tr>'
+             '<tr><td>Raw beef</td><td>1-3</td></tr></tbody></table>')
+    body = f"<p>Cows drop:</p>{table}<p>Cows can be bred.</p>" + COW_BODY
+    url = f"{BASE}/w/Cow"
+    sentences = extract_article(page(body), url, tables="sentences").paragraphs
+    assert sentences[:4] == ["Cows drop:", "Item: Leather; Quantity: 0-2.", "Item: Raw beef; Quantity: 1-3.",
+                             "Cows can be bred."]
+    assert "Leather; 0-2." in sentences  # a table without a header row: cells joined by "; "
+    assert not any("Passive" in p or "Chicken" in p for p in sentences)  # infobox and navbox stay chrome
+    assert extract_article(page(body), url).paragraphs == ["Cows drop:", "Cows can be bred."] + \
+        extract_article(page(COW_BODY), url).paragraphs  # "drop" is the default
+
+
 def test_extract_collects_content_links_including_navboxes_but_not_the_sidebar():
     article = extract_article(page(COW_BODY), f"{BASE}/w/Cow")
     assert f"{BASE}/w/Mob" in article.links
