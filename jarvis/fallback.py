@@ -18,6 +18,11 @@ sentence to the part that answers.
    answer starts after that word in the sentence; otherwise after the first "is"/"has"
    following the subject ("A creeper IS a green, silent hostile mob ..."). It ends with
    the clause.
+5. Answer kinds. A question's opening words say what kind of phrase it asks for: a number
+   ("how much", "how many", "what light level", "Y level"), a place ("where"), a recipe
+   ("how do I make/craft"), a tool ("what tool") or drops ("what do X drop"). Blocks and
+   sentences holding such a phrase score higher, and the answer is trimmed to it (the number
+   with what it counts, the place phrase, "from <ingredients>", the tool).
 
 ``kind="lexical"`` is the same without embeddings (nothing but Python and Whoosh's
 analyzer), for installs without the embedding package; ``"auto"`` is MiniLM when it loads.
@@ -65,6 +70,50 @@ FUNCTION_WORDS = frozenset("a an the of in on at to for from with by into onto a
                            "will shall may might must what which who whom whose where when why how much many "
                            "do does did up down out off over away".split())
 COPULAS = frozenset({"be", "have"})
+
+# Answer kinds: what sort of phrase a question asks for, read from its opening words. A
+# sentence that holds such a phrase gets TYPE_WEIGHT more, and the answer is trimmed to it.
+QUANTITY, PLACE, RECIPE, TOOL, DROPS = "quantity", "place", "recipe", "tool", "drops"
+QUESTION_KINDS = (
+    (QUANTITY, re.compile(r"^(how (much|many|long|far|high|deep|low|fast|often)|what (\w+ )?(level|height|"
+                          r"y|amount|number|percentage|chance)\b)|\by[ -]?level\b")),
+    (PLACE, re.compile(r"^where\b")),
+    (RECIPE, re.compile(r"^(how (do|can|would|should) (i|you|we|one) (make|craft|build|create|get)|"
+                        r"what (is|are) (needed|used) to (make|craft|build)|how (is|are) .+ (made|crafted))\b")),
+    (TOOL, re.compile(r"^(what|which) (\w+ )?(tool|pickaxe)s?\b")),
+    (DROPS, re.compile(r"\b(drop|drops|loot)\??$")),
+)
+TYPE_WEIGHT = 0.3
+BLOCK_KIND_WEIGHT = 0.15     # the same for blocks: a block with no such phrase rarely answers
+# A typed question about a thing ("how do i make a crafting table?") is answered on that thing's page,
+# not on a page that merely mentions it ("an enchanting table is crafted on a crafting table from...").
+BLOCK_SUBJECT_WEIGHT = 0.15
+TYPED_BLOCKS = 6             # typed questions read more blocks: a list item rarely repeats the question's words
+# A number: "8", "1.5", "1,280", "0-2", "20-34", "Y=40", "25%".
+NUMBER = r"(?:[xyz]\s?=\s?)?-?\d+(?:[.,]\d+)*(?:\s?[-\u2013]\s?\d+(?:[.,]\d+)*)?%?"
+# A count of ingredients, in digits or words ("4 Sand", "four Planks").
+COUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+[a-z]",
+                   re.IGNORECASE)
+# A number phrase: a qualifier, the number, and up to three words naming what is counted.
+NUMBER_PHRASE = re.compile(
+    r"(?<![\w=])((?:about|around|approximately|roughly|exactly|nearly|almost|only|up to|at least|at most|over|under|"
+    r"below|above|more than|less than)\s+)?" + NUMBER + r"(?:\s+(?!(?:and|or|of|in|on|at|to|for|from|with|by|per|"
+    r"when|if|but|which|that|the|a|an|is|are|it|its|each|every|while|so|as)\b)[A-Za-z][\w'-]*){0,3}", re.IGNORECASE)
+PLACE_WORD = re.compile(r"\b(in|on|inside|near|around|under|underneath|below|above|beneath|within|across|along|"
+                        r"throughout|at)\s+(?!(?:any|all|least|most|once|first|night|day|random|level|a time)\b)",
+                        re.IGNORECASE)
+RECIPE_WORD = re.compile(r"\b(craft(ed|s)?|made|make|makes|combin(e|es|ed|ing)|placing|recipe|built|build|"
+                         r"smelt(ed|ing)?)\b", re.IGNORECASE)
+RECIPE_START = re.compile(r"\b(from|by|out of|using|with)\s", re.IGNORECASE)
+TOOL_WORD = re.compile(r"\b((?:(?:any|a|an|the|wooden|wood|stone|iron|golden|gold|diamond|netherite)\s+){0,2}"
+                       r"(?:pickaxe|axe|shovel|hoe|sword|shears|hand)s?(?:\s+or\s+(?:better|higher|"
+                       r"(?:a\s+|an\s+)?(?:\w+\s+)?(?:pickaxe|axe|shovel|hoe|sword|shears)))?)\b", re.IGNORECASE)
+# Drops: a list item that opens with a count ("0-1 blaze rod"), or a sentence that says "drop" and counts.
+DROP_ITEM = re.compile(r"^\d+\s?[-\u2013]\s?\d+\s+[A-Za-z]", re.IGNORECASE)
+DROP_SENTENCE = re.compile(r"\bdrop(s|ped)?\b.*\d|\d.*\bdropped\b", re.IGNORECASE)
+DROP_CONDITION = re.compile(r"[,;]\s+(?!(and\s+|or\s+)?\d)")
+# Words that only say a question is a recipe question: every sentence about the block "makes" something.
+RECIPE_VERBS = frozenset({"make", "craft", "build", "creat", "get"})
 
 
 class FallbackError(JarvisError):
@@ -119,6 +168,8 @@ class ScoredBlock:
     words: float            # BM25 of the question's words, relative to the best block
     rank: float             # 1 for the top page, 0 for the last one read
     lead: float             # 1 when the block opens its page
+    kind: float             # 1 when a sentence of it holds the kind of phrase asked for (a number, a place...)
+    subject: float = 0.0    # 1 when its page is what the question is about (every title word is asked)
     semantic: float = 0.0   # MiniLM cosine similarity to the question (0 when not computed)
     score: float = 0.0
 
@@ -132,12 +183,13 @@ class ScoredSentence:
     sentence: Sentence
     block: ScoredBlock
     words: float            # BM25 of the question's words in the sentence, relative to the best
+    kind_match: float = 0.0  # 1 when the sentence holds the kind of phrase asked for (a number, a place...)
     score: float = field(init=False)
 
     def __post_init__(self) -> None:
         position = 1.0 / (1 + self.sentence.position)
         self.score = (SENTENCE_WEIGHTS["block"] * self.block.score + SENTENCE_WEIGHTS["words"] * self.words
-                      + SENTENCE_WEIGHTS["position"] * position)
+                      + SENTENCE_WEIGHTS["position"] * position + TYPE_WEIGHT * self.kind_match)
 
 
 class SentenceEmbedder:
@@ -214,7 +266,8 @@ class SentenceReader:
     def score_blocks(self, question: str, passages: Sequence[Passage]) -> list[ScoredBlock]:
         """The blocks of the passages, best first; [] when none shares a word with the question."""
         blocks = split_blocks(passages)
-        query = self.analyzer.terms(question)
+        kind = question_kind(question)
+        query = _query_terms(self.analyzer, question, kind)
         if not blocks or not query:
             return []
         words = _relative(bm25_scores(query, [self.analyzer.terms(b.text) for b in blocks]))
@@ -223,10 +276,19 @@ class SentenceReader:
         worst_rank = max(b.passages[0].page_rank for b in blocks) or 1
         weights = dict(self.block_weights)
         top_title = min(passages, key=lambda p: p.page_rank).title
-        if set(query) <= set(self.analyzer.terms(top_title)):
+        if kind is None and set(query) <= set(self.analyzer.terms(top_title)):
             weights["lead"] = DEFINITION_LEAD_WEIGHT
+        if kind:
+            weights["kind"] = BLOCK_KIND_WEIGHT
+            weights["subject"] = BLOCK_SUBJECT_WEIGHT
+        asked = set(query)
+        about = {title: float(bool(terms) and set(terms) <= asked)
+                 for title in {b.title for b in blocks} for terms in [self.analyzer.terms(title)]}
         scored = [ScoredBlock(b, words=x, rank=1.0 - b.passages[0].page_rank / worst_rank,
-                              lead=float(b.opens_page)).combine(weights) for b, x in zip(blocks, words)]
+                              lead=float(b.opens_page),
+                              kind=float(any(kind_matches(kind, s.text) for s in b.sentences())),
+                              subject=about[b.title])
+                  .combine(weights) for b, x in zip(blocks, words)]
         scored.sort(key=lambda b: -b.score)
         if self.embedder is None:
             return scored
@@ -240,14 +302,15 @@ class SentenceReader:
 
     def score_sentences(self, question: str, passages: Sequence[Passage], blocks: int = 3) -> list[ScoredSentence]:
         """The sentences of the best few blocks, best first."""
-        best_blocks = self.score_blocks(question, passages)[:blocks]
-        query = self.analyzer.terms(question)
+        kind = question_kind(question)
+        best_blocks = self.score_blocks(question, passages)[:TYPED_BLOCKS if kind else blocks]
+        query = _query_terms(self.analyzer, question, kind)
         candidates = [(block, s) for block in best_blocks for s in block.block.sentences()]
         if not candidates:
             return []
         words = _relative(bm25_scores(query, [self.analyzer.terms(s.text) for _, s in candidates],
                                       b=SENTENCE_LENGTH_NORM))
-        scored = [ScoredSentence(s, b, x) for (b, s), x in zip(candidates, words)]
+        scored = [ScoredSentence(s, b, x, float(kind_matches(kind, s.text))) for (b, s), x in zip(candidates, words)]
         return sorted(scored, key=lambda s: -s.score)
 
     def trim(self, question: str, sentence: Sentence) -> tuple[int, int]:
@@ -256,11 +319,17 @@ class SentenceReader:
         words = [Word(w.surface, w.stem, w.start + sentence.start, w.end + sentence.start)
                  for w in self.analyzer.words(sentence.text)]
         subject = {w.stem for w in self.analyzer.words(sentence.passage.title)}
-        cut = _answer_start(self.analyzer.words(question), words, subject)
+        question_words = self.analyzer.words(question)
+        cut = _answer_start(question_words, words, subject)
         start = words[cut].start if cut is not None else sentence.start
         end = _clause_end(text, start, sentence.end)
         if not _says_something([w for w in words if start <= w.start < end]):
             start, end = sentence.start, sentence.end  # nothing left worth saying: the whole sentence
+        asked = {w.stem for w in question_words if not w.is_stop} - subject
+        typed = trim_to_kind(question_kind(question), text, sentence.start, sentence.end, start, end,
+                             lambda phrase: len(asked & set(self.analyzer.terms(phrase))))
+        if typed is not None:
+            start, end = typed
         return _strip(text, start, end)
 
 
@@ -354,6 +423,86 @@ def _strip(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and (text[end - 1].isspace() or text[end - 1] in ",;:."):
         end -= 1
     return start, end
+
+
+# ---------------------------------------------------------------------- answer kinds
+
+
+def question_kind(question: str) -> str | None:
+    """QUANTITY, PLACE, RECIPE, TOOL, DROPS, or None for a question of no particular kind."""
+    text = " ".join(question.lower().split())
+    for kind, pattern in QUESTION_KINDS:
+        if pattern.search(text):
+            return kind
+    return None
+
+
+def _query_terms(analyzer: TermAnalyzer, question: str, kind: str | None) -> list[str]:
+    """The question's content stems; a recipe question's "make"/"craft" says only that it asks for a recipe.
+
+    Only the first such verb goes: in "how do i make a crafting table?" the "craft" of the thing asked
+    about must stay, or every "table" would match.
+    """
+    query = analyzer.terms(question)
+    if kind == RECIPE:
+        verb = next((i for i, term in enumerate(query) if term in RECIPE_VERBS), None)
+        if verb is not None and len(query) > 1:
+            query = query[:verb] + query[verb + 1:]
+    return query
+
+
+def kind_matches(kind: str | None, sentence: str) -> bool:
+    """Whether the sentence holds the kind of phrase the question asks for."""
+    if kind == QUANTITY:
+        return re.search(NUMBER, sentence, re.IGNORECASE) is not None
+    if kind == PLACE:
+        return PLACE_WORD.search(sentence) is not None
+    if kind == RECIPE:
+        return RECIPE_WORD.search(sentence) is not None and COUNT.search(sentence) is not None
+    if kind == TOOL:
+        return TOOL_WORD.search(sentence) is not None
+    if kind == DROPS:
+        return DROP_ITEM.match(sentence) is not None or DROP_SENTENCE.search(sentence) is not None
+    return False
+
+
+def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end: int, start: int, end: int,
+                 relevance=lambda phrase: 0) -> tuple[int, int] | None:
+    """The phrase of the kind asked for in text[sentence_start:sentence_end], or None to keep [start, end).
+
+    ``start:end`` is the general trim; ``relevance(phrase)`` counts the question's words in a
+    phrase (it picks the number about what was asked: "40 health points", not "4 damage").
+    """
+    if kind == QUANTITY:
+        phrases = list(NUMBER_PHRASE.finditer(text, sentence_start, sentence_end))
+        if not phrases:
+            return None
+        # The number about what was asked, else the first one in the general trim, else the first.
+        best = max(phrases, key=lambda m: (relevance(_around(text, m, sentence_start, sentence_end)),
+                                           start <= m.start() < end, -m.start()))
+        return _strip(text, best.start(), _clause_end(text, best.start(), best.end()))
+    if kind == PLACE:
+        if PLACE_WORD.match(text, start):
+            return None  # the general trim already starts at the place
+        match = PLACE_WORD.search(text, start, end) or PLACE_WORD.search(text, sentence_start, sentence_end)
+        return None if match is None else (match.start(), _clause_end(text, match.start(), sentence_end))
+    if kind == RECIPE:
+        made = RECIPE_WORD.search(text, sentence_start, sentence_end)
+        source = RECIPE_START.search(text, made.end(), sentence_end) if made else None
+        return None if source is None else (source.start(), _clause_end(text, source.start(), sentence_end))
+    if kind == DROPS and DROP_ITEM.match(text, sentence_start):
+        # "0-1 blaze rod, only when killed by a player": the items, not the conditions after them.
+        match = DROP_CONDITION.search(text, sentence_start, end)
+        return None if match is None else (start, match.start())
+    if kind == TOOL:
+        match = TOOL_WORD.search(text, sentence_start, sentence_end)
+        return None if match is None else (match.start(1), match.end(1))
+    return None
+
+
+def _around(text: str, match: re.Match, lo: int, hi: int, margin: int = 25) -> str:
+    """A number phrase with a little context on both sides ("light level of 13", "health: 16")."""
+    return text[max(lo, match.start() - margin):min(hi, match.end() + margin)]
 
 
 # ---------------------------------------------------------------------- loading

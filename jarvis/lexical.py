@@ -29,6 +29,8 @@ IRREGULAR_STEMS = {
     "does": "do", "did": "do", "done": "do",
     "gave": "give", "given": "give", "made": "make", "took": "take", "taken": "take",
     "found": "find", "grew": "grow", "grown": "grow", "dropped": "drop",
+    # Abbreviations players type for the words the wiki writes (stems as Porter makes them).
+    "xp": "experi", "exp": "experi", "hp": "health",
 }
 
 

@@ -288,6 +288,7 @@ def test_fallback_answers_what_cows_drop(fallback_jarvis):
     ("what is a creeper?", "Creeper", "hostile mob"),
     ("how do you tame a wolf?", "Wolf", "bones"),
     ("what biome do mooshrooms live in?", "Mooshroom", "mushroom fields"),
+    ("how do I make a crafting table?", "Crafting table", "four planks"),   # "crafting" names the thing
 ])
 def test_fallback_answers_questions_of_different_kinds(fallback_jarvis, question, title, expected):
     answer = fallback_jarvis.ask(question)
