@@ -35,58 +35,50 @@ def test_question_kind_is_read_from_the_question(question, kind):
     assert question_kind(question) == kind
 
 
-def test_quantity_question_prefers_the_sentence_with_a_number_and_trims_to_it(reader):
-    text = answer(reader, "how much xp does a glimmer give?",
-                  "A glimmer is a small glowing mob that floats above lakes and gives light to the area.",
-                  "Killing a glimmer gives 7 experience points, more than most passive mobs.")
-    assert text == "7 experience points"
-
-
-def test_quantity_answer_is_the_number_about_what_was_asked(reader):
-    sentence = "A glimmer has 12 health points and deals 3 damage with each touch."
-    assert answer(reader, "how much health does a glimmer have?", sentence) == "12 health points"
-    assert answer(reader, "how much damage does a glimmer deal?", sentence) == "3 damage"
-
-
-def test_level_question_is_answered_with_the_level_not_the_verb_around_it(reader):
-    text = answer(reader, "what light level does a glimmer give off?",
-                  "A glimmer gives off light at level 9 while it is awake.")
-    assert text == "9"
-
-
-def test_place_question_is_trimmed_to_the_place(reader):
-    text = answer(reader, "where do glimmers spawn?",
-                  "Glimmers are shy, and they spawn mostly in flooded caves below sea level.")
-    assert text == "in flooded caves below sea level"
-
-
-def test_recipe_question_prefers_the_crafting_sentence_and_trims_to_the_ingredients(reader):
-    text = answer(reader, "how do i make a lantern?",
-                  "A lantern is a light source that players make their homes brighter with.",
-                  "A lantern is crafted from 8 iron nuggets and a torch.",
-                  title="Lantern")
-    assert text == "from 8 iron nuggets and a torch"
-
-
-def test_tool_question_is_answered_with_the_tool(reader):
-    text = answer(reader, "what tool do i need to mine a glimmer block?",
-                  "A glimmer block is made of dense glowing crystal.",
-                  "It can only be mined with an iron pickaxe or better, and mining it by hand drops nothing.")
-    assert text == "an iron pickaxe or better"
-
-
-def test_drops_question_prefers_the_list_item_that_counts_items(reader):
-    text = answer(reader, "what do glimmers drop?",
-                  "Glimmers drift over lakes at night. They are harmless:",
-                  "They never attack players.",
-                  "0-2 glowstone dust, only when killed by a player.")
-    assert text == "0-2 glowstone dust"
-
-
-def test_recipe_question_keeps_the_craft_word_that_names_the_thing(reader):
+# One row per rule: (question, paragraphs of a made-up page, page title, the answer it must give).
+TRIMMING_CASES = {
+    "a number sentence beats the opening sentence, trimmed to the number": (
+        "how much xp does a glimmer give?",
+        ["A glimmer is a small glowing mob that floats above lakes and gives light to the area.",
+         "Killing a glimmer gives 7 experience points, more than most passive mobs."],
+        "Glimmer", "7 experience points"),
+    "the number about what was asked (health)": (
+        "how much health does a glimmer have?",
+        ["A glimmer has 12 health points and deals 3 damage with each touch."], "Glimmer", "12 health points"),
+    "the number about what was asked (damage)": (
+        "how much damage does a glimmer deal?",
+        ["A glimmer has 12 health points and deals 3 damage with each touch."], "Glimmer", "3 damage"),
+    "a level question gets the level, not the verb around it": (
+        "what light level does a glimmer give off?",
+        ["A glimmer gives off light at level 9 while it is awake."], "Glimmer", "9"),
+    "a place question is trimmed to the place": (
+        "where do glimmers spawn?",
+        ["Glimmers are shy, and they spawn mostly in flooded caves below sea level."],
+        "Glimmer", "in flooded caves below sea level"),
+    "a recipe question prefers the crafting sentence, trimmed to the ingredients": (
+        "how do i make a lantern?",
+        ["A lantern is a light source that players make their homes brighter with.",
+         "A lantern is crafted from 8 iron nuggets and a torch."],
+        "Lantern", "from 8 iron nuggets and a torch"),
+    "a tool question is answered with the tool": (
+        "what tool do i need to mine a glimmer block?",
+        ["A glimmer block is made of dense glowing crystal.",
+         "It can only be mined with an iron pickaxe or better, and mining it by hand drops nothing."],
+        "Glimmer", "an iron pickaxe or better"),
+    "a drops question prefers the list item that counts items": (
+        "what do glimmers drop?",
+        ["Glimmers drift over lakes at night. They are harmless:", "They never attack players.",
+         "0-2 glowstone dust, only when killed by a player."],
+        "Glimmer", "0-2 glowstone dust"),
     # "how do i make" says it is a recipe question; the "crafting" of "crafting bench" names the thing.
-    text = answer(reader, "how do i make a crafting bench?",
-                  "A glimmer table is made from 4 glimmer shards placed around a table.",
-                  "A crafting bench is crafted from 4 planks in a square.",
-                  title="Benches")
-    assert text == "from 4 planks in a square"
+    "a recipe question keeps the craft word that names the thing": (
+        "how do i make a crafting bench?",
+        ["A glimmer table is made from 4 glimmer shards placed around a table.",
+         "A crafting bench is crafted from 4 planks in a square."],
+        "Benches", "from 4 planks in a square"),
+}
+
+
+@pytest.mark.parametrize("question, paragraphs, title, expected", TRIMMING_CASES.values(), ids=TRIMMING_CASES)
+def test_question_kind_picks_and_trims_the_answer(reader, question, paragraphs, title, expected):
+    assert answer(reader, question, *paragraphs, title=title) == expected
