@@ -1,6 +1,8 @@
 """The corpus: the data format between the crawler and the index (see DESIGN.md).
 
-One page per JSONL line: ``{"title", "url", "aliases", "paragraphs", "sha1"}``.
+One page per JSONL line: ``{"title", "url", "aliases", "paragraphs", "sha1"}``, plus the optional
+``"sections"`` (the heading path of each paragraph, ``[]`` for the lead), ``"kind"`` (PAGE_KINDS) and
+``"categories"``. Corpora without the optional keys still load.
 """
 from __future__ import annotations
 
@@ -13,6 +15,11 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
+
+
+# What a page is: a current article about Minecraft itself, or one of the kinds retrieval plays down
+# unless the question asks for them.
+PAGE_KINDS = ("article", "tutorial", "joke", "removed", "spinoff", "version", "disambiguation")
 
 
 class CorpusError(Exception):
@@ -28,14 +35,30 @@ class Page:
     paragraphs: list[str]           # prose paragraphs and list items, reading order, text only
     aliases: list[str] = field(default_factory=list)  # other titles that reached this content
     sha1: str = ""                  # of the normalized content; filled in if empty
+    sections: list[list[str]] = field(default_factory=list)  # heading path per paragraph ([] = lead)
+    kind: str = "article"           # one of PAGE_KINDS
+    categories: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.sha1:
             self.sha1 = content_sha1(self.paragraphs)
+        if not self.sections:
+            self.sections = [[] for _ in self.paragraphs]
+        if len(self.sections) != len(self.paragraphs):
+            raise ValueError(f'"sections" has {len(self.sections)} entries for {len(self.paragraphs)} paragraphs')
+        if self.kind not in PAGE_KINDS:
+            raise ValueError(f'unknown page kind {self.kind!r} (one of {", ".join(PAGE_KINDS)})')
 
     def to_json(self) -> dict:
-        return {"title": self.title, "url": self.url, "aliases": list(self.aliases),
+        data = {"title": self.title, "url": self.url, "aliases": list(self.aliases),
                 "paragraphs": list(self.paragraphs), "sha1": self.sha1}
+        if any(self.sections):
+            data["sections"] = [list(path) for path in self.sections]
+        if self.kind != "article":
+            data["kind"] = self.kind
+        if self.categories:
+            data["categories"] = list(self.categories)
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> "Page":
@@ -45,7 +68,18 @@ class Page:
         return cls(title=_string_field(data, "title"), url=_string_field(data, "url", default=""),
                    paragraphs=_strings_field(data, "paragraphs"),
                    aliases=_strings_field(data, "aliases", default=[]),
-                   sha1=_string_field(data, "sha1", default=""))
+                   sha1=_string_field(data, "sha1", default=""),
+                   sections=_sections_field(data),
+                   kind=_string_field(data, "kind", default="article"),
+                   categories=_strings_field(data, "categories", default=[]))
+
+
+def _sections_field(data: dict) -> list[list[str]]:
+    value = data.get("sections", [])
+    if not isinstance(value, list) or not all(
+            isinstance(path, list) and all(isinstance(h, str) for h in path) for path in value):
+        raise ValueError('"sections" must be a list of lists of strings')
+    return [list(path) for path in value]
 
 
 def _string_field(data: dict, key: str, default: str | None = None) -> str:

@@ -90,38 +90,39 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
                                                   progress=options.progress)
     profiles = {"tuned": tuned_dir}
     if not options.quick:
-        profiles["baseline"] = ensure_index(options.corpus, eval_home / "baseline", profile="baseline",
-                                            progress=options.progress)
-    readers = reader_configs(options, config)
+        for profile in ("lexical", "baseline"):   # v0.1's lexical-only index and the original's baseline
+            profiles[profile] = ensure_index(options.corpus, eval_home / profile, profile=profile,
+                                             progress=options.progress)
     configs: list[ConfigResult] = []
-    bar = tqdm(total=_planned_runs(len(questions), len(profiles), readers, options), unit="q",
-               desc="eval", disable=not options.progress)
-    try:
-        with ExitStack() as stack:
-            searchers = {name: stack.enter_context(Searcher(path)) for name, path in profiles.items()}
-            for profile, searcher in searchers.items():
-                configs.append(evaluate_ir(profile, searcher, questions, resolver, config.top_k, bar))
-            for reader_config in readers:
-                try:
-                    reader = reader_config.load()
-                except Exception as exc:  # noqa: BLE001 - any load failure means "not run here"
-                    for kind in (QA, FULL):
-                        configs.append(ConfigResult(kind, reader_config.name, reader_config.description,
-                                                    ran=False, not_run_reason=first_line(exc)))
-                    bar.update(2 * len(questions))
-                    continue
-                if reader_config.name.startswith("fallback:"):
-                    reader_config = replace(reader_config, name=reader.name)  # "auto" -> what answered
-                settings = replace(config.reader, **reader_config.settings_changes)
-                jarvis = Jarvis(searchers["tuned"], reader, settings, config.top_k)
-                configs.append(evaluate_qa(reader_config, jarvis, questions, resolver, bar))
-                configs.append(evaluate_full(reader_config, "tuned", jarvis, questions, resolver, bar))
-                if reader_config.default and "baseline" in searchers:
-                    original = Jarvis(searchers["baseline"], reader, settings, config.top_k)
-                    configs.append(evaluate_full(replace(reader_config, default=False), "baseline", original,
-                                                 questions, resolver, bar))
-    finally:
-        bar.close()
+    with ExitStack() as stack:
+        searchers = {name: stack.enter_context(Searcher(path, config.retrieval)) for name, path in profiles.items()}
+        searchers["tuned"].warm_up()
+        readers = reader_configs(options, config, searchers["tuned"].encoder)
+        bar = stack.enter_context(tqdm(total=_planned_runs(len(questions), len(profiles), readers, options),
+                                       unit="q", desc="eval", disable=not options.progress))
+        for profile, searcher in searchers.items():
+            configs.append(evaluate_ir(profile, searcher, questions, resolver, config.top_k, bar))
+        for reader_config in readers:
+            try:
+                reader = reader_config.load()
+            except Exception as exc:  # noqa: BLE001 - any load failure means "not run here"
+                for kind in (QA, FULL):
+                    configs.append(ConfigResult(kind, reader_config.name, reader_config.description,
+                                                ran=False, not_run_reason=first_line(exc)))
+                bar.update(2 * len(questions))
+                continue
+            if reader_config.name.startswith("fallback:"):
+                reader_config = replace(reader_config, name=reader.name)  # "auto" -> what answered
+            settings = replace(config.reader, **reader_config.settings_changes)
+            jarvis = Jarvis(searchers["tuned"], reader, settings, config.top_k)
+            configs.append(evaluate_qa(reader_config, jarvis, questions, resolver, bar))
+            configs.append(evaluate_full(reader_config, "tuned", jarvis, questions, resolver, bar))
+            if reader_config.default:
+                for other in ("lexical", "baseline"):
+                    if other in searchers:
+                        jarvis = Jarvis(searchers[other], reader, settings, config.top_k)
+                        configs.append(evaluate_full(replace(reader_config, default=False), other, jarvis,
+                                                     questions, resolver, bar))
 
     configs.sort(key=lambda c: ({IR: 0, QA: 1, FULL: 2}[c.kind], not c.default))
     report = EvalReport(questions_file=_display_path(options.questions), configs=configs)
@@ -138,10 +139,11 @@ def _display_path(path: Path) -> str:
         return str(path)
 
 
-def reader_configs(options: EvalOptions, config) -> list[ReaderConfig]:
-    """The readers to compare. The default is what `jarvis ask` would use: the first model, else the fallback."""
-    from jarvis.fallback import load_fallback_reader
+def reader_configs(options: EvalOptions, config, encoder=None) -> list[ReaderConfig]:
+    """The readers to compare. The default is what `jarvis ask` would use: the first model, else the fallback.
+    ``encoder``: the tuned searcher's question encoder, shared with the MiniLM fallback reader."""
     from jarvis.reader import SpanReader, model_name
+    from jarvis.readers import READERS
 
     readers: list[ReaderConfig] = []
     for model in options.models or [config.reader.model]:
@@ -165,8 +167,9 @@ def reader_configs(options: EvalOptions, config) -> list[ReaderConfig]:
                                         {"max_paragraphs": options.prerank_paragraphs}))
     fallbacks = ["minilm", "lexical"] if not options.quick else [config.reader.fallback]
     for kind in fallbacks:
-        readers.append(ReaderConfig(f"fallback:{kind}", "offline reader, no QA model",
-                                    lambda k=kind: load_fallback_reader(k)))
+        choice = READERS[f"fallback:{kind}"]
+        readers.append(ReaderConfig(choice.name, choice.description,
+                                    lambda c=choice: c.load(config.reader, encoder)))
     _mark_default(readers)
     return readers
 
@@ -188,8 +191,7 @@ def _mark_default(readers: list[ReaderConfig]) -> None:
 
 def _planned_runs(n: int, n_profiles: int, readers: list[ReaderConfig], options: EvalOptions) -> int:
     runs = n * n_profiles + 2 * n * len(readers)
-    if not options.quick:
-        runs += n  # the original configuration: baseline index + default reader
+    runs += n * (n_profiles - 1)  # the default reader on the other indexes (v0.1's lexical, the original's)
     return runs
 
 
@@ -230,7 +232,8 @@ def evaluate_qa(reader_config: ReaderConfig, jarvis, questions: list[Question], 
 def evaluate_full(reader_config: ReaderConfig, profile: str, jarvis, questions: list[Question],
                   resolver: PageResolver, bar) -> ConfigResult:
     name = f"{profile} index + {reader_config.name}"
-    description = reader_config.description if profile == "tuned" else "the original's index, same reader"
+    description = {"tuned": reader_config.description, "lexical": "v0.1's lexical-only index, same reader",
+                   "baseline": "the original's index, same reader"}[profile]
     result = ConfigResult(FULL, name, description, default=reader_config.default)
     began = time.perf_counter()
     for q in questions:

@@ -80,10 +80,12 @@ class _Changes:
 
 
 def build_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, profile: str | IndexProfile = "tuned",
-                procs: int | None = None, progress: bool = True) -> IndexStats:
+                procs: int | None = None, progress: bool = True, encoder=None) -> IndexStats:
     """Build or rebuild the index at `index_dir` from a corpus, atomically, re-indexing only what changed.
 
     Safe while searchers use the directory: they keep the old generation until their next search.
+    A dense profile also writes page vectors (``encoder``: a loaded dense.DenseEncoder, else one is
+    loaded here); vectors of unchanged pages are copied from the live generation.
     """
     profile = get_profile(profile)
     procs = procs if procs is not None else _available_cpus()
@@ -118,6 +120,8 @@ def build_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, pr
                 used = _build_from_scratch(corpus.pages, build_path, profile, procs, progress)
                 stats = IndexStats(layout.root, name, profile.name, pages=len(corpus.pages),
                                    indexed=len(corpus.pages), added=len(corpus.pages), procs=used)
+            if profile.dense:
+                _write_vectors(corpus.pages, build_path, live, encoder, progress)
             write_meta(build_path, meta)
             layout.publish(build_path, name)
         except BaseException:
@@ -130,7 +134,7 @@ def build_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, pr
 
 
 def ensure_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, profile: str | IndexProfile = "tuned",
-                 progress: bool = True) -> Path:
+                 progress: bool = True, encoder=None) -> Path:
     """The index of a corpus, built on first use and rebuilt when the corpus or profile changed.
 
     Cheap when up to date (hashes the corpus file, reads a small JSON file).
@@ -147,7 +151,7 @@ def ensure_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, p
             and live.meta.corpus_sha256 == file_sha256(corpus_path)):
         return layout.root
     log.info("building the index at %s from %s (first use or the corpus changed)", layout.root, corpus_path)
-    build_index(corpus_path, layout.root, profile=profile, progress=progress)
+    build_index(corpus_path, layout.root, profile=profile, progress=progress, encoder=encoder)
     return layout.root
 
 
@@ -219,6 +223,25 @@ def _build_from_scratch(pages: list[Page], build_path: Path, profile: IndexProfi
             task.join(timeout=5)
         raise
     return procs
+
+
+def _write_vectors(pages: list[Page], build_path: Path, live: Generation | None, encoder, progress: bool) -> None:
+    """The page vectors of a dense generation (dense.py), reusing the live generation's where pages are unchanged."""
+    from index.dense import DenseEncoder, PageVectors, build_page_vectors
+
+    previous = None
+    if live is not None:
+        try:
+            previous = PageVectors.load(live.path)
+        except (OSError, ValueError, KeyError) as exc:
+            log.warning("cannot reuse the vectors of %s (%s); computing all", live.path, exc)
+    encoder = encoder or DenseEncoder.load()
+    with tqdm(total=len(pages), desc="page vectors", unit="page", disable=not progress, leave=False,
+              dynamic_ncols=True) as bar:
+        if previous is not None:
+            bar.update(sum(previous.vector_of(p.title, page_fingerprint(p)) is not None for p in pages))
+        vectors = build_page_vectors(pages, page_fingerprint, encoder, previous, progress=bar.update)
+    vectors.save(build_path)
 
 
 def _copy_and_update(live: Generation, build_path: Path, changes: _Changes, profile: IndexProfile,

@@ -63,7 +63,10 @@ def page_fingerprint(page: Page) -> str:
     hand keeps its stale sha1. Exact text, not content_sha1 (which ignores case and spacing),
     because the paragraphs are stored and shown to the reader as written.
     """
-    key = json.dumps([page.paragraphs, page.title, page.url, sorted(page.aliases)], ensure_ascii=False)
+    key = [page.paragraphs, page.title, page.url, sorted(page.aliases)]
+    if any(page.sections) or page.kind != "article":   # pages without them keep their old fingerprints
+        key += [page.sections, page.kind]
+    key = json.dumps(key, ensure_ascii=False)
     return hashlib.sha1(key.encode("utf-8")).hexdigest()
 
 
@@ -74,6 +77,8 @@ def to_document(page: Page, profile: IndexProfile) -> dict[str, str]:
         "url": page.url,
         "aliases": json.dumps(page.aliases, ensure_ascii=False),
         "paragraphs": json.dumps(page.paragraphs, ensure_ascii=False),
+        "sections": json.dumps(page.sections, ensure_ascii=False),
+        "kind": page.kind,
         "fingerprint": page_fingerprint(page),
         "content": "\n".join(page.paragraphs),
     }

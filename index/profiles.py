@@ -28,6 +28,7 @@ class IndexProfile:
     bm25_k1: float            # BM25F term-frequency saturation
     content_b: float | None   # BM25F B for `content` only (None: bm25_b)
     or_scale: float | None    # OrGroup coordination bonus (None: plain OR)
+    dense: bool = False       # page vectors (dense.py) fused with BM25F, and the page-kind prior
 
     @property
     def search_fields(self) -> list[str]:
@@ -46,6 +47,8 @@ class IndexProfile:
             url=fields.STORED(),
             aliases=fields.STORED(),                     # JSON list
             paragraphs=fields.STORED(),                  # JSON list, one string: cheap to load for top k
+            sections=fields.STORED(),                    # JSON list: the heading path of each paragraph
+            kind=fields.STORED(),                        # crawler.corpus.PAGE_KINDS
             fingerprint=fields.STORED(),                 # what incremental rebuilds compare
             content=fields.TEXT(analyzer=analyzer, phrase=False),
         )
@@ -72,6 +75,15 @@ class IndexProfile:
 
 TUNED = IndexProfile(
     name="tuned",
+    description="hybrid: BM25F (title + aliases boost 3, content, Porter stemming) fused with MiniLM "
+                "page vectors, page-kind prior",
+    stemming=True, title_field=True, title_boost=3.0,
+    bm25_b=0.75, bm25_k1=1.5, content_b=1.0, or_scale=0.9, dense=True,
+)
+
+# The same lexical index without vectors or the kind prior (v0.1's "tuned"), for side-by-side eval.
+LEXICAL = IndexProfile(
+    name="lexical",
     description="BM25F over simplified title + aliases (boost 3) and content, Porter stemming",
     stemming=True, title_field=True, title_boost=3.0,
     bm25_b=0.75, bm25_k1=1.5, content_b=1.0, or_scale=0.9,
@@ -87,7 +99,7 @@ BASELINE = IndexProfile(
     bm25_b=0.75, bm25_k1=1.2, content_b=None, or_scale=None,
 )
 
-PROFILES: dict[str, IndexProfile] = {p.name: p for p in (TUNED, BASELINE)}
+PROFILES: dict[str, IndexProfile] = {p.name: p for p in (TUNED, LEXICAL, BASELINE)}
 
 
 def get_profile(profile: str | IndexProfile) -> IndexProfile:

@@ -23,9 +23,13 @@ from whoosh.qparser import QueryParser
 from whoosh.searching import Searcher as WhooshSearcher
 
 from index.coord import coordinate
+from index.dense import DenseEncoder, PageVectors
 from index.errors import IndexCorruptError, SearchIndexError
+from index.glossary import expand_question
 from index.layout import Generation, IndexDir
+from index.priors import asked_kinds, kind_weight
 from index.profiles import IndexProfile, get_profile
+from index.settings import RetrievalSettings
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +49,10 @@ class Hit:
     url: str
     aliases: list[str] = field(default_factory=list)
     paragraphs: list[str] = field(default_factory=list)
+    sections: list[list[str]] = field(default_factory=list)   # heading path of each paragraph
+    kind: str = "article"                                     # crawler.corpus.PAGE_KINDS
+    lexical_rank: int | None = None     # 0-based rank in the BM25F ranking (None: not in its top)
+    dense_rank: int | None = None       # 0-based rank by page-vector similarity (None: not computed / not top)
 
 
 def question_words(question: str) -> str:
@@ -83,20 +91,64 @@ class _OpenGeneration:
         if missing:
             searcher.close()
             raise IndexCorruptError(index_dir, f"{generation.name} lacks fields {sorted(missing)}")
-        return cls(pointer, generation, profile, searcher, profile.parser(ix.schema))
+        vectors = None
+        if profile.dense:
+            try:
+                vectors = PageVectors.load(generation.path)
+            except (OSError, ValueError, KeyError) as exc:
+                searcher.close()
+                raise IndexCorruptError(index_dir, f"{generation.name}: unreadable page vectors ({exc})") from exc
+        return cls(pointer, generation, profile, searcher, profile.parser(ix.schema), vectors)
 
-    def search(self, words: str, k: int) -> list[Hit]:
+    vectors: PageVectors | None = None
+
+    def search(self, words: str, k: int, settings: RetrievalSettings, query_vector=None) -> list[Hit]:
+        """Top k pages: the BM25F ranking, fused with the dense one when there are vectors and a query vector."""
+        lexical = self._lexical(words, settings.depth if self.profile.dense else k)
+        if lexical is None:
+            return []     # nothing left after stop words: no pages, not an error (the dense side included)
+        if not self.profile.dense:
+            return [self._hit(docnum, score, rank, None) for rank, (docnum, score) in enumerate(lexical)]
+        fused: dict[str, dict] = {}
+        for rank, (docnum, _score) in enumerate(lexical):
+            entry = fused.setdefault(self.searcher.stored_fields(docnum)["title"], {"docnum": docnum})
+            entry["lexical"] = rank
+        if self.vectors is not None and query_vector is not None:
+            for rank, (title, _cosine) in enumerate(self.vectors.nearest(query_vector, settings.depth)):
+                fused.setdefault(title, {})["dense"] = rank
+        asked = asked_kinds(words)
+        scored = []
+        for title, entry in fused.items():
+            docnum = entry.get("docnum")
+            if docnum is None:
+                docnum = self.searcher.document_number(title=title)
+                if docnum is None:
+                    continue   # vectors of a page no longer indexed: cannot happen in a finished generation
+            fields = self.searcher.stored_fields(docnum)
+            score = sum(weight / (settings.rrf_k + 1 + entry[side])
+                        for side, weight in (("lexical", settings.lexical_weight), ("dense", settings.dense_weight))
+                        if side in entry)
+            score *= kind_weight(fields.get("kind") or "article", asked, settings.kind_prior)
+            scored.append((score, docnum, entry))
+        scored.sort(key=lambda item: -item[0])
+        return [self._hit(docnum, score, entry.get("lexical"), entry.get("dense")) for score, docnum, entry in scored[:k]]
+
+    def _lexical(self, words: str, limit: int) -> list[tuple[int, float]] | None:
+        """(docnum, BM25F score) of the best pages; None when the question has no searchable word."""
         query = self.parser.parse(words)
         if query is whoosh_query.NullQuery:
-            return []     # nothing left after stop words: no pages, not an error
+            return None
         query = coordinate(query, self.searcher.reader())   # the OR bonus, see coord.py
-        hits = []
-        for result in self.searcher.search(query, limit=k):
-            stored = result.fields()   # loads the stored fields of this hit only
-            hits.append(Hit(title=stored["title"], score=float(result.score), url=stored.get("url", ""),
-                            aliases=json.loads(stored.get("aliases") or "[]"),
-                            paragraphs=json.loads(stored.get("paragraphs") or "[]")))
-        return hits
+        results = self.searcher.search(query, limit=limit)
+        return [(hit.docnum, float(hit.score)) for hit in results]
+
+    def _hit(self, docnum: int, score: float, lexical_rank: int | None, dense_rank: int | None) -> Hit:
+        stored = self.searcher.stored_fields(docnum)
+        paragraphs = json.loads(stored.get("paragraphs") or "[]")
+        sections = json.loads(stored.get("sections") or "[]") or [[] for _ in paragraphs]
+        return Hit(title=stored["title"], score=score, url=stored.get("url", ""),
+                   aliases=json.loads(stored.get("aliases") or "[]"), paragraphs=paragraphs, sections=sections,
+                   kind=stored.get("kind") or "article", lexical_rank=lexical_rank, dense_rank=dense_rank)
 
     def close(self) -> None:
         self.searcher.close()
@@ -109,13 +161,36 @@ class Searcher:
     (IndexNotFoundError / IndexCorruptError) when the directory has no usable index.
     """
 
-    def __init__(self, index_dir: str | os.PathLike) -> None:
+    def __init__(self, index_dir: str | os.PathLike, settings: RetrievalSettings | None = None,
+                 encoder: DenseEncoder | None = None) -> None:
         self.index_dir = Path(index_dir)
+        self.settings = settings or RetrievalSettings()
+        self._encoder = encoder
         self._layout = IndexDir(self.index_dir)
         self._lock = threading.Lock()
         self._open: _OpenGeneration | None = None
         with self._lock:
             self._refresh()
+
+    def warm_up(self) -> None:
+        """Load the question encoder now (a dense index needs it), not at the first question."""
+        with self._lock:
+            if self._refresh().profile.dense:
+                self._dense_encoder()
+
+    def _dense_encoder(self) -> DenseEncoder | None:
+        if self._encoder is None:
+            try:
+                self._encoder = DenseEncoder.load()
+            except Exception as exc:  # noqa: BLE001 - no encoder: lexical ranking alone, said once
+                log.warning("%s; searching with BM25F alone", exc)
+                self._encoder = False
+        return self._encoder or None
+
+    @property
+    def encoder(self) -> DenseEncoder | None:
+        """The question encoder in use (shared with readers that embed text too), once loaded."""
+        return self._encoder or None
 
     # ------------------------------------------------------------------ public
 
@@ -123,19 +198,23 @@ class Searcher:
         """The top `k` pages for a player's question, best first; [] when nothing matches."""
         if k < 1:
             raise SearchIndexError(f"k must be at least 1 (got {k})")
-        words = question_words(query)
+        words = question_words(expand_question(query))
         if not words:
             return []
         with self._lock:
             current = self._refresh()
+            query_vector = None
+            if current.profile.dense and current.vectors is not None:
+                encoder = self._dense_encoder()
+                query_vector = encoder.embed([words])[0] if encoder is not None else None
             try:
-                return current.search(words, k)
+                return current.search(words, k, self.settings, query_vector)
             except _BROKEN_FILE_ERRORS as exc:
                 # Its files were removed under us (a rebuild on a platform that deletes open
                 # files' names for good): the next generation is there; if not, it is corrupt.
                 if self._layout.pointer() == current.pointer:
                     raise IndexCorruptError(self.index_dir, f"{type(exc).__name__}: {exc}") from exc
-                return self._refresh().search(words, k)
+                return self._refresh().search(words, k, self.settings, query_vector)
 
     @property
     def version(self) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from crawler.settings import CrawlSettings
+from index.settings import RetrievalSettings
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SAMPLE_WIKI_DIR = PACKAGE_DIR / "samplewiki"
@@ -29,6 +30,33 @@ def _default_home() -> Path:
     return Path(user_cache_dir("jarvis", appauthor=False))
 
 
+def _weights(**weights: float):
+    return field(default_factory=lambda: dict(weights))
+
+
+@dataclass(frozen=True)
+class FallbackSettings:
+    """Tuning of the offline fallback reader (jarvis/fallback/): weights of the parts of a block's and a
+    sentence's score, each part in [0, 1]. Developed on dev question sets, never on eval/questions.txt."""
+
+    block_weights_minilm: dict = _weights(semantic=0.45, words=0.35, rank=0.1, lead=0.1)
+    block_weights_lexical: dict = _weights(semantic=0.0, words=0.8, rank=0.1, lead=0.1)
+    # A question with no word beyond the top page's subject ("what is a creeper?") asks for the
+    # definition: the page's first block gets this lead weight instead.
+    definition_lead_weight: float = 0.6
+    # A block in a section that holds the kind of answer asked for ("Drops" for "what do X drop",
+    # "Spawning" for "where"), or whose heading names a word of the question ("Taming" for "tame").
+    section_weight: float = 0.25
+    block_kind_weight: float = 0.15     # a block with a phrase of the kind asked for (a number, a place...)
+    block_subject_weight: float = 0.15  # a block on the page of what the question is about
+    sentence_weights: dict = _weights(block=0.55, words=0.3, position=0.15)
+    type_weight: float = 0.3            # a sentence with a phrase of the kind asked for
+    sentence_length_norm: float = 0.5   # BM25's b for sentences: full normalisation over-rewards short ones
+    max_embedded: int = 8               # blocks embedded per question; the rest cannot win on words
+    typed_blocks: int = 6               # typed questions read more blocks: list items rarely repeat the question
+    plain_blocks: int = 3               # sentences of this many best blocks compete otherwise
+
+
 @dataclass(frozen=True)
 class ReaderSettings:
     model: str = DEFAULT_MODEL          # hub id or local directory
@@ -41,6 +69,7 @@ class ReaderSettings:
     max_paragraphs: int | None = None   # paragraph pre-ranking: read only the best N (None: all)
     cache_size: int = 256               # answers kept per index version
     fallback: str = "auto"              # offline reader when weights are missing: auto | minilm | lexical
+    fallback_tuning: FallbackSettings = field(default_factory=FallbackSettings)
     threads: int = 0                    # torch threads for the span reader (0: torch's default, at most 8)
     # Dynamic int8 quantization of the span reader on a CPU: ~2.7x faster (bench/bench_reader.py), the
     # only way to the 1.5 s target on 2 cores; a GPU, when present, is used instead (no quantization).
@@ -68,6 +97,7 @@ class Config:
     top_k: int = 3
     index_profile: str = "tuned"
     crawl: CrawlSettings = field(default_factory=CrawlSettings)
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     reader: ReaderSettings = field(default_factory=ReaderSettings)
     bridge: BridgeSettings = field(default_factory=BridgeSettings)
     bundled_corpus: Path = BUNDLED_CORPUS

@@ -22,7 +22,8 @@ from typing import Protocol, Sequence
 from jarvis.config import Config, ReaderSettings
 from jarvis.errors import JarvisError
 from jarvis.lexical import TermAnalyzer, bm25_scores
-from jarvis.reader import ModelUnavailableError, Passage, Reader, SpanReader, Span
+from jarvis.reader import Passage, Reader, Span
+from jarvis.readers import load_reader  # noqa: F401 - re-exported: the pipeline's way to get a reader
 
 log = logging.getLogger(__name__)
 
@@ -127,21 +128,6 @@ class AnswerCache:
         return len(self._answers)
 
 
-def load_reader(settings: ReaderSettings) -> Reader:
-    """The span reader for ``settings.model``; the fallback reader (with a warning) when it cannot load."""
-    from jarvis.fallback import load_fallback_reader
-
-    if not settings.model:
-        log.info("answering with the offline fallback reader (no QA model configured)")
-        return load_fallback_reader(settings.fallback)
-    try:
-        return SpanReader.load(settings)
-    except ModelUnavailableError as exc:
-        fallback = load_fallback_reader(settings.fallback)
-        log.warning("QA model unavailable: %s; answering with the offline reader %s", exc, fallback.name)
-        return fallback
-
-
 @dataclass
 class Jarvis:
     """Retrieval plus reading. Holds the open searcher, the loaded reader and the answer cache."""
@@ -161,9 +147,11 @@ class Jarvis:
     def from_config(cls, config: Config, index_dir: str | Path) -> "Jarvis":
         from index import Searcher
 
-        searcher = Searcher(Path(index_dir))  # opens now: a missing index is a user error before loading
+        # Opens now: a missing index is a user error before anything heavy loads.
+        searcher = Searcher(Path(index_dir), config.retrieval)
         try:
-            reader = load_reader(config.reader)
+            searcher.warm_up()   # the question encoder of a hybrid index; the fallback reader shares it
+            reader = load_reader(config.reader, encoder=searcher.encoder)
         except BaseException:
             searcher.close()
             raise
@@ -195,7 +183,9 @@ class Jarvis:
             return self._read(question, pages, began)
 
     def _read(self, question: str, pages: Sequence[Page], began: float) -> Answer:
-        passages = [Passage(page.title, text, rank, index, getattr(page, "url", ""))
+        passages = [Passage(page.title, text, rank, index, getattr(page, "url", ""),
+                            section=tuple(_section_of(page, index)), page_score=float(getattr(page, "score", 0.0)),
+                            page_kind=getattr(page, "kind", "article"))
                     for rank, page in enumerate(pages) for index, text in enumerate(page.paragraphs)]
         if self.settings.max_paragraphs:
             passages = self.best_passages(question, passages, self.settings.max_paragraphs)
@@ -230,3 +220,8 @@ class Jarvis:
 
     def __exit__(self, *exc_info) -> None:
         self.close()
+
+
+def _section_of(page: Page, index: int) -> list[str]:
+    sections = getattr(page, "sections", None) or ()
+    return sections[index] if index < len(sections) else []

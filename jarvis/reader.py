@@ -51,6 +51,9 @@ class Passage:
     page_rank: int      # 0 for the top search hit
     index: int          # position of the paragraph in its page
     url: str = ""
+    section: tuple[str, ...] = ()   # heading path of the paragraph in its page (() = the lead)
+    page_score: float = 0.0         # the retrieval score of its page
+    page_kind: str = "article"      # crawler.corpus.PAGE_KINDS
 
 
 @dataclass(frozen=True)

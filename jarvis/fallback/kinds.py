@@ -1,0 +1,184 @@
+"""Answer kinds: what sort of phrase a question asks for, read from its opening words, and where on a page
+such a phrase is found (the sections that hold it) and how an answer is trimmed to it.
+
+QUANTITY ("how much", "how many", "what light level", "Y level"), PLACE ("where"), RECIPE ("how do I
+make/craft"), TOOL ("what tool"), DROPS ("what do X drop"); None for a question of no particular kind.
+"""
+from __future__ import annotations
+
+import re
+
+from jarvis.fallback.trimming import clause_end, strip_span
+from jarvis.lexical import TermAnalyzer
+
+# Answer kinds: what sort of phrase a question asks for, read from its opening words. A
+# sentence that holds such a phrase gets TYPE_WEIGHT more, and the answer is trimmed to it.
+QUANTITY, PLACE, RECIPE, TOOL, DROPS = "quantity", "place", "recipe", "tool", "drops"
+QUESTION_KINDS = (
+    (QUANTITY, re.compile(r"^(how (much|many|long|far|high|deep|low|fast|often|rare)|what (\w+ )?(level|height|"
+                          r"y|amount|number|percentage|chance)\b|(max|maximum|min|minimum)\b)|\by[ -]?level\b")),
+    (PLACE, re.compile(r"^where\b|\bwhere (to|do|can|does|is|are)\b|^(what|which) biomes?\b|"
+                       r"^how (do|can|would) (i|you|we) (find|locate)\b")),
+    (RECIPE, re.compile(r"^(how (do|can|would|should) (i|you|we|one) (make|craft|build|create|get)|"
+                        r"what (is|are) (needed|used) to (make|craft|build)|how (is|are) .+ (made|crafted))\b|"
+                        r"\brecipes?\b|\bingredients?\b|\bwhat do (i|you) need to (make|craft|build)\b|"
+                        r"\bhow to (make|craft|build)\b|\b(made|crafted) (of|from|with)\b")),
+    (TOOL, re.compile(r"^(what|which) (\w+ )?(tool|pickaxe)s?\b")),
+    (DROPS, re.compile(r"\b(drop|drops|loot)\b")),
+)
+# A number: "8", "1.5", "1,280", "0-2", "20-34", "Y=40", "25%".
+NUMBER = r"(?:[xyz]\s?=\s?)?-?\d+(?:[.,]\d+)*(?:\s?[-\u2013]\s?\d+(?:[.,]\d+)*)?%?"
+# A count of ingredients, in digits or words ("4 Sand", "four Planks").
+COUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+[a-z]",
+                   re.IGNORECASE)
+# A number phrase: a qualifier, the number, and up to three words naming what is counted.
+NUMBER_PHRASE = re.compile(
+    r"(?<![\w=])((?:about|around|approximately|roughly|exactly|nearly|almost|only|up to|at least|at most|over|under|"
+    r"below|above|more than|less than)\s+)?" + NUMBER + r"(?:\s+(?!(?:and|or|of|in|on|at|to|for|from|with|by|per|"
+    r"when|if|but|which|that|the|a|an|is|are|it|its|each|every|while|so|as)\b)[A-Za-z][\w'-]*){0,3}", re.IGNORECASE)
+PLACE_WORD = re.compile(r"\b(in|on|inside|near|around|under|underneath|below|above|beneath|within|across|along|"
+                        r"throughout|at)\s+(?!(?:any|all|least|most|once|first|night|day|random|level|a time)\b)",
+                        re.IGNORECASE)
+RECIPE_WORD = re.compile(r"\b(craft(ed|s)?|made|make|makes|combin(e|es|ed|ing)|placing|recipe|built|build|"
+                         r"smelt(ed|ing)?)\b", re.IGNORECASE)
+RECIPE_START = re.compile(r"\b(from|by|out of|using|with)\s", re.IGNORECASE)
+TOOL_WORD = re.compile(r"\b((?:(?:any|a|an|the|wooden|wood|stone|iron|golden|gold|diamond|netherite)\s+){0,2}"
+                       r"(?:pickaxe|axe|shovel|hoe|sword|shears|hand)s?(?:\s+or\s+(?:better|higher|"
+                       r"(?:a\s+|an\s+)?(?:\w+\s+)?(?:pickaxe|axe|shovel|hoe|sword|shears)))?)\b", re.IGNORECASE)
+# Drops: a list item that opens with a count ("0-1 blaze rod"), or a sentence that says "drop" and counts.
+DROP_ITEM = re.compile(r"^\d+\s?[-\u2013]\s?\d+\s+[A-Za-z]", re.IGNORECASE)
+DROP_SENTENCE = re.compile(r"\bdrop(s|ped)?\b.*\d|\d.*\bdropped\b", re.IGNORECASE)
+EXPERIENCE = re.compile(r"\bexperience\b", re.IGNORECASE)
+DROP_CONDITION = re.compile(r"[,;]\s+(?!(and\s+|or\s+)?\d)")
+# Words that only say a question is a recipe question: every sentence about the block "makes" something.
+RECIPE_VERBS = frozenset({"make", "craft", "build", "creat", "get"})
+
+
+def question_kind(question: str) -> str | None:
+    """QUANTITY, PLACE, RECIPE, TOOL, DROPS, or None for a question of no particular kind."""
+    text = " ".join(question.lower().split())
+    for kind, pattern in QUESTION_KINDS:
+        if pattern.search(text):
+            return kind
+    return None
+
+
+def query_terms(analyzer: TermAnalyzer, question: str, kind: str | None) -> list[str]:
+    """The question's content stems; a recipe question's "make"/"craft" says only that it asks for a recipe.
+
+    Only the first such verb goes: in "how do i make a crafting table?" the "craft" of the thing asked
+    about must stay, or every "table" would match.
+    """
+    query = analyzer.terms(question)
+    if kind == RECIPE:
+        verb = next((i for i, term in enumerate(query) if term in RECIPE_VERBS), None)
+        if verb is not None and len(query) > 1:
+            query = query[:verb] + query[verb + 1:]
+    return query
+
+
+def kind_matches(kind: str | None, sentence: str) -> bool:
+    """Whether the sentence holds the kind of phrase the question asks for."""
+    if kind == QUANTITY:
+        return re.search(NUMBER, sentence, re.IGNORECASE) is not None
+    if kind == PLACE:
+        return PLACE_WORD.search(sentence) is not None
+    if kind == RECIPE:
+        return RECIPE_WORD.search(sentence) is not None and COUNT.search(sentence) is not None
+    if kind == TOOL:
+        return TOOL_WORD.search(sentence) is not None
+    if kind == DROPS:
+        # "What do X drop" asks for items: experience is a drop only when asked for (QUANTITY, "xp").
+        if EXPERIENCE.search(sentence):
+            return False
+        return DROP_ITEM.match(sentence) is not None or DROP_SENTENCE.search(sentence) is not None
+    return False
+
+
+def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end: int, start: int, end: int,
+                 relevance=lambda phrase: 0) -> tuple[int, int] | None:
+    """The phrase of the kind asked for in text[sentence_start:sentence_end], or None to keep [start, end).
+
+    ``start:end`` is the general trim; ``relevance(phrase)`` counts the question's words in a
+    phrase (it picks the number about what was asked: "40 health points", not "4 damage").
+    """
+    if kind == QUANTITY:
+        phrases = list(NUMBER_PHRASE.finditer(text, sentence_start, sentence_end))
+        if not phrases:
+            return None
+        # The number about what was asked, else the first one in the general trim, else the first.
+        best = max(phrases, key=lambda m: (relevance(_around(text, m, sentence_start, sentence_end)),
+                                           start <= m.start() < end, -m.start()))
+        return strip_span(text, best.start(), clause_end(text, best.start(), best.end()))
+    if kind == PLACE:
+        if PLACE_WORD.match(text, start):
+            return None  # the general trim already starts at the place
+        match = PLACE_WORD.search(text, start, end) or PLACE_WORD.search(text, sentence_start, sentence_end)
+        return None if match is None else (match.start(), clause_end(text, match.start(), sentence_end))
+    if kind == RECIPE:
+        made = RECIPE_WORD.search(text, sentence_start, sentence_end)
+        source = RECIPE_START.search(text, made.end(), sentence_end) if made else None
+        return None if source is None else (source.start(), clause_end(text, source.start(), sentence_end))
+    if kind == DROPS and DROP_ITEM.match(text, sentence_start):
+        # "0-1 blaze rod, only when killed by a player": the items, not the conditions after them.
+        match = DROP_CONDITION.search(text, sentence_start, end)
+        return None if match is None else (start, match.start())
+    if kind == TOOL:
+        match = TOOL_WORD.search(text, sentence_start, sentence_end)
+        return None if match is None else (match.start(1), match.end(1))
+    return None
+
+
+def _around(text: str, match: re.Match, lo: int, hi: int, margin: int = 25) -> str:
+    """A number phrase with a little context on both sides ("light level of 13", "health: 16")."""
+    return text[max(lo, match.start() - margin):min(hi, match.end() + margin)]
+
+
+# Where on a page the answer of a kind is written: words of the section headings (case-folded
+# prefixes) that surely hold it, that may hold it, and that never do ("Usage › Crafting ingredient"
+# lists what X makes, not how X is made; "Obtaining › Breaking" says how X is mined, not made).
+SECTION_HINTS = {
+    DROPS: (("drop", "loot"), (), ()),
+    PLACE: (("spawn", "generat", "occurr", "locat", "habitat", "natural", "biome"), ("obtain", "found"),
+            ("ingredient",)),
+    RECIPE: (("craft", "recipe", "smelt", "brew"), ("obtain",),
+             ("ingredient", "usage", "trade", "break", "loot", "chest", "mining", "drop")),
+    TOOL: (("break", "mining", "harvest"), ("obtain",), ("ingredient",)),
+}
+
+
+# Sections for modders and technical players (identifiers, block states, sound events): they answer a
+# player's question only when it asks for them.
+TECHNICAL_SECTIONS = ("data values", "sounds", "block states", "entity data", "item data", "gallery")
+
+
+def section_matches(kind: str | None, section: tuple[str, ...] | list[str]) -> float:
+    """How surely a section with this heading path holds the kind of answer asked for: 1 (its own
+    heading says so) down to 0.25 (a parent heading may), 0 when nothing says, -1 when it never does."""
+    if section and section[0].casefold() in TECHNICAL_SECTIONS:
+        return -1.0
+    if kind not in SECTION_HINTS or not section:
+        return 0.0
+    strong, weak, bad = SECTION_HINTS[kind]
+
+    def says(heading: str, prefixes: tuple[str, ...]) -> bool:
+        return any(word.startswith(p) for word in heading.casefold().split() for p in prefixes)
+
+    own, parents = section[-1], section[:-1]
+    if says(own, bad):
+        return -1.0
+    if says(own, strong):
+        return 1.0
+    if says(own, weak):
+        return 0.5
+    if any(says(h, strong) for h in parents):
+        return 0.75
+    if any(says(h, weak) for h in parents):
+        return 0.25
+    return 0.0
+
+
+# Stems of words that name what is asked about a thing rather than the thing itself: a page titled
+# only with them ("Drops", "Spawn", "Breeding") is a general page, not the subject of the question.
+PROPERTY_STEMS = frozenset("drop spawn breed tame craft recip smelt mine use health damag loot trade biom "
+                           "mob item block locat effect obtain durabl behavior get make".split())

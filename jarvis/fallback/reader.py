@@ -1,0 +1,227 @@
+"""The sentence reader: the best answer sentence of the top pages, trimmed to the part that answers.
+
+1. Blocks (blocks.py): paragraphs, or a list with its lead-in line.
+2. Which block is about the question: semantic similarity (MiniLM, index.dense.DenseEncoder),
+   BM25 of the question's stemmed words, the page's search rank, whether the block opens its
+   page (a question with no word beyond the page's subject asks for the definition), whether
+   its section holds the kind of answer asked for ("Drops", "Spawning", "Crafting") or is named
+   by a word of the question ("Taming" for "how do I tame"), and whether a sentence of it holds
+   the kind of phrase asked for (kinds.py).
+3. Which page: the subject's own page. When a page of the results is what the question is about
+   (every word of its title is asked; the most specific such page) and it says anything about the
+   question, only its blocks are read: a page about something else never answers then.
+4. Which sentence of the best blocks: the block's score, the question's words in the sentence,
+   its place in the block, and whether it holds the kind of phrase asked for.
+5. Trimming (trimming.py, kinds.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from jarvis.config import FallbackSettings
+from jarvis.fallback.blocks import Block, Sentence, split_blocks
+from jarvis.fallback.kinds import (DROPS, PROPERTY_STEMS, RECIPE, kind_matches, query_terms, question_kind,
+                                   section_matches, trim_to_kind)
+from jarvis.fallback.tables import parse_row
+from index.glossary import expand_question
+from jarvis.fallback.trimming import answer_start, clause_end, says_something, strip_span
+from jarvis.lexical import TermAnalyzer, Word, bm25_scores
+from jarvis.reader import Passage, Span
+
+
+@dataclass
+class ScoredBlock:
+    block: Block
+    words: float            # BM25 of the question's words, relative to the best block
+    rank: float             # 1 for the top page, 0 for the last one read
+    lead: float             # 1 when the block opens its page
+    kind: float             # 1 when a sentence of it holds the kind of phrase asked for (a number, a place...)
+    subject: float = 0.0    # 1 when its page is what the question is about
+    section: float = 0.0    # 1 when its section holds the kind of answer asked for, -1 when it never does
+    semantic: float = 0.0   # MiniLM cosine similarity to the question (0 when not computed)
+    score: float = 0.0
+
+    def combine(self, weights: dict[str, float]) -> "ScoredBlock":
+        self.score = sum(weight * getattr(self, part) for part, weight in weights.items())
+        return self
+
+
+@dataclass
+class ScoredSentence:
+    sentence: Sentence
+    block: ScoredBlock
+    words: float             # BM25 of the question's words in the sentence, relative to the best
+    kind_match: float = 0.0  # 1 when the sentence holds the kind of phrase asked for
+    score: float = field(default=0.0)
+
+    def combine(self, settings: FallbackSettings) -> "ScoredSentence":
+        weights = settings.sentence_weights
+        position = 1.0 / (1 + self.sentence.position)
+        self.score = (weights["block"] * self.block.score + weights["words"] * self.words
+                      + weights["position"] * position + settings.type_weight * self.kind_match)
+        return self
+
+
+class SentenceReader:
+    """Best answer sentence of the top pages, trimmed; ``encoder=None`` is the lexical variant."""
+
+    def __init__(self, encoder=None, settings: FallbackSettings | None = None) -> None:
+        self.encoder = encoder              # index.dense.DenseEncoder, or None
+        self.settings = settings or FallbackSettings()
+        self.analyzer = TermAnalyzer()
+        self.name = "fallback:minilm" if encoder is not None else "fallback:lexical"
+        self.block_weights = (self.settings.block_weights_minilm if encoder is not None
+                              else self.settings.block_weights_lexical)
+
+    def read(self, question: str, passages: Sequence[Passage]) -> Span | None:
+        scored = self.score_sentences(question, passages)
+        if not scored:
+            return None
+        best = scored[0]
+        start, end = self.trim(question, best.sentence)
+        return Span(best.sentence.passage.text[start:end], best.score, best.sentence.passage, start, end)
+
+    # ------------------------------------------------------------------ blocks
+
+    def score_blocks(self, question: str, passages: Sequence[Passage]) -> list[ScoredBlock]:
+        """The blocks of the passages, best first; [] when none shares a word with the question."""
+        settings = self.settings
+        blocks = split_blocks(passages)
+        kind = question_kind(question)
+        query = query_terms(self.analyzer, expand_question(question), kind)
+        if not blocks or not query:
+            return []
+        words = _relative(bm25_scores(query, [self.analyzer.terms(b.text) for b in blocks]))
+        if not any(words):
+            return []  # nothing read mentions anything asked: Jarvis does not know
+        worst_rank = max(b.passages[0].page_rank for b in blocks) or 1
+        weights = dict(self.block_weights)
+        subjects = self.subject_titles(query, {b.title for b in blocks})
+        top_title = min(passages, key=lambda p: p.page_rank).title
+        definition = kind is None and set(query) <= set(self.analyzer.terms(subjects[0] if subjects else top_title))
+        if definition:
+            weights["lead"] = settings.definition_lead_weight
+        if kind:
+            weights["kind"] = settings.block_kind_weight
+            weights["subject"] = settings.block_subject_weight
+        weights["section"] = settings.section_weight
+        asked = set(query) - {t for title in subjects for t in self.analyzer.terms(title)}
+        scored = [ScoredBlock(b, words=x, rank=1.0 - b.passages[0].page_rank / worst_rank,
+                              lead=float(b.opens_page),
+                              kind=min(1.0, max((_holds_kind(kind, s) for s in b.sentences()), default=0.0)),
+                              subject=float(b.title in subjects),
+                              section=0.0 if definition else self._section_score(kind, asked, b))
+                  .combine(weights) for b, x in zip(blocks, words)]
+        # The subject's own page answers when it says anything about the question (see the module doc).
+        own = [s for s in scored if s.subject and s.words > 0]
+        if own:
+            scored = own
+        scored.sort(key=lambda b: -b.score)
+        if self.encoder is None:
+            return scored
+        # The title goes with the text: "It drops 0-2 leather" is about the page's subject.
+        candidates = scored[:settings.max_embedded]
+        vectors = self.encoder.embed([question] + [f"{c.block.title}: {c.block.text}" for c in candidates])
+        for candidate, similarity in zip(candidates, (vectors[1:] @ vectors[0]).tolist()):
+            candidate.semantic = max(0.0, similarity)
+            candidate.combine(weights)
+        return sorted(candidates, key=lambda b: -b.score) + scored[settings.max_embedded:]
+
+    def subject_titles(self, query: list[str], titles: set[str]) -> list[str]:
+        """The pages the question is about: every word of the title is asked; the most specific ones.
+
+        A page named only by what is asked about a thing ("Drops", "Spawn", "Breeding") is the subject
+        only when no page names the thing itself: "what do cows drop?" is about Cow, not Drops.
+        """
+        asked = set(query)
+        about = {title: set(terms) for title in titles for terms in [self.analyzer.terms(title)]
+                 if terms and set(terms) <= asked}
+        things = {title: terms for title, terms in about.items() if not terms <= PROPERTY_STEMS}
+        about = things or about
+        if not about:
+            return []
+        most = max(len(terms) for terms in about.values())
+        return sorted(title for title, terms in about.items() if len(terms) == most)
+
+    def _section_score(self, kind: str | None, asked: set[str], block: Block) -> float:
+        section = block.passages[0].section
+        if not section:
+            return 0.0
+        by_kind = section_matches(kind, section)
+        if by_kind:
+            return by_kind
+        named = set(self.analyzer.terms(" ".join(section)))
+        return 1.0 if named & asked else 0.0
+
+    # ------------------------------------------------------------------ sentences
+
+    def score_sentences(self, question: str, passages: Sequence[Passage]) -> list[ScoredSentence]:
+        """The sentences of the best few blocks, best first."""
+        settings = self.settings
+        kind = question_kind(question)
+        best_blocks = self.score_blocks(question, passages)[:settings.typed_blocks if kind else settings.plain_blocks]
+        query = query_terms(self.analyzer, expand_question(question), kind)
+        candidates = [(block, s) for block in best_blocks for s in block.block.sentences()]
+        if not candidates:
+            return []
+        words = _relative(bm25_scores(query, [self.analyzer.terms(s.text) for _, s in candidates],
+                                      b=settings.sentence_length_norm))
+        scored = [ScoredSentence(s, b, x, _holds_kind(kind, s)).combine(settings)
+                  for (b, s), x in zip(candidates, words)]
+        return sorted(scored, key=lambda s: -s.score)
+
+    def trim(self, question: str, sentence: Sentence) -> tuple[int, int]:
+        """Character range (in the passage) of the part of the sentence that answers."""
+        text = sentence.passage.text
+        words = [Word(w.surface, w.stem, w.start + sentence.start, w.end + sentence.start)
+                 for w in self.analyzer.words(sentence.text)]
+        subject = {w.stem for w in self.analyzer.words(sentence.passage.title)}
+        question_words = self.analyzer.words(question)
+        cut = answer_start(question_words, words, subject)
+        start = words[cut].start if cut is not None else sentence.start
+        end = clause_end(text, start, sentence.end)
+        if not says_something([w for w in words if start <= w.start < end]):
+            start, end = sentence.start, sentence.end  # nothing left worth saying: the whole sentence
+        asked = {w.stem for w in question_words if not w.is_stop} - subject
+        row = parse_row(text)
+        if row is not None and sentence.start <= row.subject_start:
+            return self._trim_row(question_kind(question), asked, text, row)
+        typed = trim_to_kind(question_kind(question), text, sentence.start, sentence.end, start, end,
+                             lambda phrase: len(asked & set(self.analyzer.terms(phrase))))
+        if typed is not None:
+            start, end = typed
+        return strip_span(text, start, end)
+
+
+    def _trim_row(self, kind: str | None, asked: set[str], text: str, row) -> tuple[int, int]:
+        """The answer in a table row: what the row is about for drops and recipes (the item, the
+        ingredients), else the cell whose header or value names what was asked, else the row's subject."""
+        if kind not in (DROPS, RECIPE):
+            cells = [(len(asked & set(self.analyzer.terms(text[c.header_start:c.header_end]))), c)
+                     for c in row.cells]
+            matched, best = max(cells, key=lambda pair: pair[0], default=(0, None))
+            if matched and best is not None:
+                typed = trim_to_kind(kind, text, best.value_start, best.value_end, best.value_start, best.value_end)
+                return typed if typed is not None else (best.value_start, best.value_end)
+        return row.subject_start, row.subject_end
+
+
+# A table row in the section that lists the kind of answer asked for (a row of the "Drops" table for
+# "what do X drop") is surer evidence than a sentence that merely holds such a phrase.
+TABLE_ROW_KIND_MATCH = 2.0
+
+
+def _holds_kind(kind: str | None, sentence: Sentence) -> float:
+    """How surely a sentence holds the kind of answer asked for: 1 for a phrase of that kind,
+    TABLE_ROW_KIND_MATCH for a row of a table in the section that lists such answers, else 0."""
+    if kind in (DROPS, RECIPE) and section_matches(kind, sentence.passage.section) >= 0.75:
+        row = parse_row(sentence.passage.text)
+        if row is not None and (kind != DROPS or any(c.isdigit() for c in sentence.passage.text[row.subject_end:])):
+            return TABLE_ROW_KIND_MATCH
+    return float(kind_matches(kind, sentence.text))
+
+
+def _relative(scores: list[float]) -> list[float]:
+    top = max(scores, default=0.0)
+    return [x / top if top > 0 else 0.0 for x in scores]

@@ -1,0 +1,70 @@
+"""Trimming: the part of an answer sentence that answers.
+
+When the question ends with its own verb or property ("what do cows DROP", "where do zombies SPAWN",
+"how much health does it HAVE") the answer starts after that word in the sentence; otherwise after the
+first "is"/"has" following the subject ("A creeper IS a green, silent hostile mob ..."). It ends with the
+clause (and at most ``max_words`` words).
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from jarvis.lexical import Word
+
+MAX_ANSWER_WORDS = 25
+# Where an answer clause stops: a semicolon, a dash, a full stop, or a comma before a new clause.
+CLAUSE_END = re.compile(r"\s*(;|\s[-\u2013\u2014]\s|\.(\s|$)|,\s+(?=(but|which|while|so|although|though|"
+                        r"because|unless|where|when|whereas|as|if|since|except|instead|otherwise)\b))")
+AND_CLAUSE = re.compile(r",\s+and\s")
+# Words that only glue a question together; never the question's own verb or property.
+FUNCTION_WORDS = frozenset("a an the of in on at to for from with by into onto about and or you your i we "
+                           "my me it its they them their this that these those there can could should would "
+                           "will shall may might must what which who whom whose where when why how much many "
+                           "do does did up down out off over away".split())
+COPULAS = frozenset({"be", "have"})
+
+def answer_start(question: list[Word], words: list[Word], subject: set[str]) -> int | None:
+    """Index of the sentence word the answer starts at, or None for the whole sentence."""
+    asked = [w.stem for w in question if w.surface.lower() not in FUNCTION_WORDS and w.stem not in subject]
+    # "what do cows DROP", "how do you TAME a wolf": start after the question's own verb or
+    # property, the last word that is not about the subject, when the rest still says something.
+    if asked:
+        for i, word in enumerate(words[:-1]):
+            if word.stem == asked[-1] and says_something(words[i + 1:i + 4]):
+                return i + 1
+    # "what is a creeper": after the first "is"/"has" that follows a mention of the subject.
+    seen_subject = False
+    for i, word in enumerate(words[:-1]):
+        seen_subject = seen_subject or word.stem in subject or word.surface.lower() in ("it", "they")
+        if seen_subject and word.stem in COPULAS:
+            return i + 1
+    return None
+
+
+def says_something(words: Sequence[Word]) -> bool:
+    return any(not w.is_stop and w.surface.lower() not in FUNCTION_WORDS for w in words)
+
+
+def clause_end(text: str, start: int, end: int) -> int:
+    """End of the clause that starts at ``start`` (and at most MAX_ANSWER_WORDS words)."""
+    match = CLAUSE_END.search(text, start, end)
+    if match:
+        end = match.start()
+    # ", and" starts a new clause unless it closes a list ("a, b, and c").
+    match = AND_CLAUSE.search(text, start, end)
+    if match and "," not in text[start:match.start()]:
+        end = match.start()
+    words = list(re.finditer(r"\S+", text[start:end]))
+    if len(words) > MAX_ANSWER_WORDS:
+        end = start + words[MAX_ANSWER_WORDS - 1].end()
+    return end
+
+
+def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """Drop surrounding spaces and separators (keeps closing brackets, drops a final full stop)."""
+    while start < end and (text[start].isspace() or text[start] in ",;:-"):
+        start += 1
+    while end > start and (text[end - 1].isspace() or text[end - 1] in ",;:."):
+        end -= 1
+    return start, end

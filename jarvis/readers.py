@@ -1,0 +1,71 @@
+"""The one registry of readers: the CLI, the eval and the pipeline name and load readers here.
+
+    load_reader(settings)                         # what `jarvis ask` uses: the span reader, else the fallback
+    load_reader(settings, name="fallback:lexical") # one reader by name
+    READERS                                       # name -> ReaderChoice (description, loader)
+
+A span reader that cannot load (weights not on disk, no network) gives way to the fallback reader
+named by ``settings.fallback``, with one warning; a reader named explicitly does not.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Callable
+
+from jarvis.config import ReaderSettings
+from jarvis.reader import ModelUnavailableError, Reader, SpanReader
+
+log = logging.getLogger(__name__)
+
+SPAN = "span"
+
+
+@dataclass(frozen=True)
+class ReaderChoice:
+    name: str
+    description: str
+    load: Callable[[ReaderSettings, object], Reader]   # (settings, shared dense encoder or None) -> Reader
+
+
+def _fallback(kind: str) -> Callable[[ReaderSettings, object], Reader]:
+    def load(settings: ReaderSettings, encoder) -> Reader:
+        from jarvis.fallback import load_fallback_reader
+
+        return load_fallback_reader(kind, settings.fallback_tuning, encoder)
+    return load
+
+
+READERS: dict[str, ReaderChoice] = {choice.name: choice for choice in (
+    ReaderChoice(SPAN, "extractive QA model (settings.model: hub id or local directory)",
+                 lambda settings, encoder: SpanReader.load(settings)),
+    ReaderChoice("fallback:minilm", "offline sentence reader with MiniLM embeddings, no QA model", _fallback("minilm")),
+    ReaderChoice("fallback:lexical", "offline sentence reader, words only", _fallback("lexical")),
+    ReaderChoice("fallback:auto", "fallback:minilm when its model loads, else fallback:lexical", _fallback("auto")),
+)}
+
+
+class UnknownReaderError(ValueError):
+    user_error = True
+
+
+def load_reader(settings: ReaderSettings, encoder=None, name: str | None = None) -> Reader:
+    """The reader called ``name``; by default the span reader for ``settings.model``, falling back to
+    ``fallback:<settings.fallback>`` (with a warning) when the model cannot load or none is configured."""
+    if name is not None:
+        if name not in READERS:
+            raise UnknownReaderError(f"unknown reader {name!r} (choose from {', '.join(READERS)})")
+        return READERS[name].load(settings, encoder)
+    fallback = READERS.get(f"fallback:{settings.fallback}")
+    if fallback is None:
+        raise UnknownReaderError(f"unknown fallback reader {settings.fallback!r} "
+                                 f"(choose from {', '.join(n.split(':', 1)[1] for n in READERS if ':' in n)})")
+    if not settings.model:
+        log.info("answering with the offline fallback reader (no QA model configured)")
+        return fallback.load(settings, encoder)
+    try:
+        return READERS[SPAN].load(settings, encoder)
+    except ModelUnavailableError as exc:
+        reader = fallback.load(settings, encoder)
+        log.warning("QA model unavailable: %s; answering with the offline reader %s", exc, reader.name)
+        return reader
