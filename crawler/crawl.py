@@ -275,11 +275,15 @@ class _Crawl:
                 if self.scope.origin in self.fetcher.unreachable:
                     raise CrawlError(f"cannot reach {self.scope.origin} ({self.fetcher.unreachable[self.scope.origin]})")
             changes, now = self.api.changes_since(state.api["since"])
+            # rcstart is inclusive (whole seconds): leave out the rows the last update saw already.
+            seen_rcid = int(state.api.get("rcid") or 0)
+            changes = [c for c in changes if int(c.get("rcid") or 0) > seen_rcid]
+            last_rcid = max([seen_rcid, *(int(c.get("rcid") or 0) for c in changes)])
             documents, fetch, removed = self._apply_changes(state, changes, previous)
             self.report.changes, self.report.removed = len(changes), removed
             self.bar = tqdm(desc="update", unit="page", file=sys.stderr, disable=not self.progress or not fetch,
                             dynamic_ncols=True)
-            self.claimed.add(list(documents))
+            self.claimed.add([url for url in documents if url not in fetch])
             for url in fetch:
                 if self.claimed.claim(url):
                     self.frontier.append(url)
@@ -300,7 +304,7 @@ class _Crawl:
         records = kept + list(self.records.values())
         pages = build_pages(records, self.scope).pages
         write_corpus(pages, self.out)
-        self.api_state = {**state.api, "since": now or state.api["since"]}
+        self.api_state = {**state.api, "since": now or state.api["since"], "rcid": last_rcid}
         save_state(state_path(self.out), self.start_url, CrawlState(
             urls=sorted({*state.urls, *self.records}),
             documents={r.document.url: r.document for r in records if r.document}, api=self.api_state))
@@ -404,7 +408,7 @@ class _Crawl:
             return None
         self.api = api
         self.scope = Scope.from_url(self.scope.origin + "/", listing.articlepath.replace("$1", ""))
-        self.api_state = {"url": api_url, "since": listing.server_time, "origin": self.scope.origin,
+        self.api_state = {"url": api_url, "since": listing.server_time, "rcid": 0, "origin": self.scope.origin,
                           "article_path": self.scope.article_path, "articlepath": listing.articlepath}
         return listing
 
