@@ -133,3 +133,50 @@ def test_a_site_without_an_api_is_crawled_by_links(tmp_path):
         paths = site.paths()
     assert report.api is None and report.stored == 1
     assert sum(p.startswith("/api.php") for p in paths) == 1
+
+
+def test_an_interrupted_api_crawl_resumes_to_the_same_corpus(sample_wiki, link_corpus, tmp_path):
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    _, base_url = sample_wiki
+    out, journal = tmp_path / "corpus.jsonl", tmp_path / "corpus.jsonl.journal"
+    command = [sys.executable, "-m", "jarvis", "crawl", "--start", f"{base_url}/w/Main_Page", "--out", str(out),
+               "--delay", "0.01", "--workers", "2", "-q"]
+    repo = Path(__file__).resolve().parents[1]
+    process = subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        if journal.is_file() and journal.read_bytes().count(b"\n") >= 40:
+            break
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.communicate(timeout=60)
+    assert not out.exists() and journal.is_file()
+    resumed = subprocess.run(command + ["--resume"], cwd=repo, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    replayed = int(re.search(r"(\d+) more replayed", resumed.stdout).group(1))
+    visited = int(re.search(r"visited (\d+) URLs", resumed.stdout).group(1))
+    assert replayed >= 39 and replayed + visited == 168   # no page fetched twice
+    assert corpus_view(out) == link_corpus[1]
+
+
+def test_cli_update_brings_the_index_up_to_date(sample_wiki, tmp_path, capsys):
+    from jarvis.cli import main
+
+    server, base_url = sample_wiki
+    out, index_dir = tmp_path / "corpus.jsonl", tmp_path / "index"
+    start = ["crawl", "--start", f"{base_url}/w/Main_Page", "--out", str(out), "--delay", "0", "-q"]
+    assert main(start + ["--index", str(index_dir)]) == 0
+    server.site.edit("Cow", "A **cow** now gives chocolate milk, says this edit.")
+    capsys.readouterr()
+    assert main(start + ["--update", "--index", str(index_dir)]) == 0
+    printed = capsys.readouterr().out
+    assert "update through" in printed and "1 pages fetched" in printed
+    assert "1 updated" in printed and "159 unchanged" in printed    # incremental: only the changed page
+    assert main(start + ["--update"]) == 0
+    assert "jarvis index --corpus" in capsys.readouterr().out

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from jarvis.wikiapi import ActionApi
 
 
 @pytest.fixture(scope="module")

@@ -128,11 +128,10 @@ class ActionApi:
             raise ApiError("missingparam", 'The "prop" module needs "titles" or a "generator".')
         if pages is not None:
             query["pages"] = self._page_props(pages, props, params, cont)
+        if cont.props_pending:
+            del result["batchcomplete"]   # the generator's batch is not complete yet
         if not cont.empty:
             result["continue"] = cont.to_json(generator is not None)
-            result["batchcomplete"] = not cont.props_pending
-            if not result["batchcomplete"]:
-                del result["batchcomplete"]
         if query:
             result["query"] = query
         return result
@@ -360,6 +359,7 @@ class _Continuation:
         return module in self._done_before
 
     def finish(self, module: str, prop: bool = False) -> None:
+        """The module has given all it has (prop modules: for this generator batch)."""
         self.finished.add(module)
 
     def add(self, name: str, value: str, generator: bool = False, prop: bool = False) -> None:
