@@ -7,6 +7,7 @@ threads except the read-only recrawl cache.
 """
 from __future__ import annotations
 
+import calendar
 import logging
 import os
 import sys
@@ -14,7 +15,6 @@ import threading
 import time
 from collections import Counter, deque
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-import calendar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -233,12 +233,16 @@ class _Crawl:
                        CrawlState(urls=self.claimed.all(), documents=documents, api=self.api_state))
         self.journal.remove()
 
+        self.report.skipped.update(built.broken_redirects.values())
+        self.report.limit_reached = self._full()
+        return self._finish(pages, began)
+
+    def _finish(self, pages: list, began: float) -> CrawlReport:
+        """The report of a crawl or an update that wrote pages."""
         report = self.report
         report.stored = len(pages)
         report.aliases = sum(len(p.aliases) for p in pages)
-        report.skipped = Counter(r.skip for r in self.records.values() if r.skip not in (None, "redirect"))
-        report.skipped.update(built.broken_redirects.values())
-        report.limit_reached = self._full()
+        report.skipped.update(r.skip for r in self.records.values() if r.skip not in (None, "redirect"))
         traffic = self.fetcher.traffic
         report.requests, report.bytes = traffic.requests, traffic.bytes
         report.not_modified, report.retries = traffic.not_modified, traffic.retries
@@ -296,27 +300,24 @@ class _Crawl:
             if self.bar is not None:
                 self.bar.close()
             self.fetcher.close()
-        for url in fetch:
-            if url not in self.records:
-                documents.pop(url, None)
+        # A page that could not be fetched now (timeout, 5xx) keeps its old text, and the next
+        # update asks for the same changes again.
+        failed = [url for url in fetch if url in self.records and self.records[url].document is None]
+        self.report.skipped.update(self.records.pop(url).skip for url in failed)
         kept = [FetchRecord(url=url, skip=doc.skip, document=doc) for url, doc in documents.items()
                 if url not in self.records]
         records = kept + list(self.records.values())
         pages = build_pages(records, self.scope).pages
         write_corpus(pages, self.out)
-        self.api_state = {**state.api, "since": now or state.api["since"], "rcid": last_rcid}
+        if failed:
+            log.warning("%d changed pages could not be fetched; the next --update tries them again", len(failed))
+            self.api_state = dict(state.api)
+        else:
+            self.api_state = {**state.api, "since": now or state.api["since"], "rcid": last_rcid}
         save_state(state_path(self.out), self.start_url, CrawlState(
             urls=sorted({*state.urls, *self.records}),
             documents={r.document.url: r.document for r in records if r.document}, api=self.api_state))
-        report = self.report
-        report.stored, report.aliases = len(pages), sum(len(p.aliases) for p in pages)
-        report.skipped = Counter(r.skip for r in self.records.values() if r.skip not in (None, "redirect"))
-        traffic = self.fetcher.traffic
-        report.requests, report.bytes = traffic.requests, traffic.bytes
-        report.not_modified, report.retries = traffic.not_modified, traffic.retries
-        report.api = self.api.url
-        report.seconds = time.monotonic() - began
-        return report
+        return self._finish(pages, began)
 
     def _apply_changes(self, state: CrawlState, changes: list[dict],
                        previous: dict[str, list[str]]) -> tuple[dict[str, Document], list[str], int]:

@@ -14,6 +14,8 @@ from urllib3.exceptions import InvalidHeader, MaxRetryError
 from urllib3.util.retry import Retry
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+# A "later" in the body with no Retry-After: MediaWiki's own advice for maxlag is to wait 5 s at least.
+BUSY_WAIT = 5.0
 
 
 @dataclass(frozen=True)
@@ -55,5 +57,7 @@ class RetryPolicy:
                 retry_after = retry.get_retry_after(response)
             except InvalidHeader:
                 retry_after = None
+        if forced_by_answer and retry_after is None:
+            retry_after = min(BUSY_WAIT, retry.retry_after_max)
         return retry, Wait(backoff=0.0 if retry_after is not None else retry.get_backoff_time(),
                            retry_after=retry_after)

@@ -180,3 +180,25 @@ def test_cli_update_brings_the_index_up_to_date(sample_wiki, tmp_path, capsys):
     assert "1 updated" in printed and "159 unchanged" in printed    # incremental: only the changed page
     assert main(start + ["--update"]) == 0
     assert "jarvis index --corpus" in capsys.readouterr().out
+
+
+def test_a_page_that_fails_during_an_update_is_kept_and_tried_again(sample_wiki, tmp_path):
+    from jarvis.samplewiki.server import Response
+
+    server, base_url = sample_wiki
+    out = tmp_path / "corpus.jsonl"
+    crawl(base_url + "/w/Main_Page", out, FAST, progress=False)
+    before = {p.title: p for p in read_corpus(out)}["Cow"]
+    site = server.site
+    site.edit("Cow", "A **cow** was edited while the server had trouble.")
+    respond = site.respond
+    site.respond = lambda target: Response(503, b"busy") if target == "/w/Cow" else respond(target)
+    try:
+        failing = crawl(base_url + "/w/Main_Page", out, FAST, progress=False, update=True)
+    finally:
+        site.respond = respond
+    assert failing.skipped["HTTP 503"] == 1
+    assert {p.title: p for p in read_corpus(out)}["Cow"].paragraphs == before.paragraphs   # nothing lost
+    again = crawl(base_url + "/w/Main_Page", out, FAST, progress=False, update=True)
+    assert again.visited == 1
+    assert {p.title: p for p in read_corpus(out)}["Cow"].paragraphs[0].startswith("A cow was edited while")
