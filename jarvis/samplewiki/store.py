@@ -10,7 +10,6 @@ Each method returns the titles whose pages must be rendered again.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import threading
 import time
 
@@ -18,7 +17,7 @@ from jarvis.samplewiki.render import Renderer, page_id
 from jarvis.samplewiki.site import SampleWiki
 from jarvis.samplewiki.source import Article, SourceError, parse_body
 from jarvis.samplewiki.titles import MAIN_PAGE, SITE_NAME, namespace_number, normalize_title
-from jarvis.wikiapi import Change, SiteInfo, StoredPage
+from jarvis.wikiapi import Change, ChangeLog, SiteInfo, StoredPage
 
 
 class SampleWikiStore:
@@ -29,10 +28,7 @@ class SampleWikiStore:
         self.renderer = renderer
         self.server = server
         self.lag_seconds = 0.0                        # tests raise it to see maxlag answers
-        self._changes: list[Change] = []
-        self._revisions: dict[str, int] = {}          # title -> revision id, when changed at run time
-        self._ids: dict[str, int] = {}                # title -> page id, when it moved here
-        self._counter = itertools.count(10_000_000)   # new revision, change and log ids
+        self.log = ChangeLog()
         self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ PageStore
@@ -50,13 +46,12 @@ class SampleWikiStore:
             kind = self.wiki.kind(title)
             if kind is None:
                 return None
-            pageid = self._ids.get(title, page_id(title))
-            revid = self._revisions.get(title, pageid)
+            pageid = self._page_id(title)
             redirect_to = self.wiki.redirects.get(title) if kind == "redirect" else None
             length = len(f"#REDIRECT [[{redirect_to}]]") if redirect_to else len(self.renderer.content_html(title))
-            return StoredPage(pageid=pageid, title=title, ns=namespace_number(title), revid=revid,
-                              touched=self.renderer.last_modified(title), length=length, redirect_to=redirect_to,
-                              categories=tuple(self.wiki.category_names(title)))
+            return StoredPage(pageid=pageid, title=title, ns=namespace_number(title),
+                              revid=self.log.revision(title, pageid), touched=self.renderer.last_modified(title),
+                              length=length, redirect_to=redirect_to, categories=tuple(self.wiki.category_names(title)))
 
     def parser_output(self, title: str) -> str:
         with self._lock:
@@ -66,8 +61,7 @@ class SampleWikiStore:
         return normalize_title(title)
 
     def changes(self) -> list[Change]:
-        with self._lock:
-            return list(self._changes)
+        return self.log.rows()
 
     def lag(self) -> float:
         return self.lag_seconds
@@ -79,8 +73,8 @@ class SampleWikiStore:
         with self._lock:
             article = self._article(title)
             self._replace(dataclasses.replace(article, blocks=parse_body(text, f"edit of {title}"), mtime=time.time()))
-            self._record("edit", title, old_revid=self._revid(title))
-            return self._affected(title)
+            self._edited(article.title)
+            return self._affected(article.title)
 
     def create(self, title: str, text: str, group: str, categories: tuple[str, ...] = ()) -> set[str]:
         """A new article."""
@@ -93,46 +87,51 @@ class SampleWikiStore:
             article = Article(title=title, group=group, blocks=parse_body(text, f"new page {title}"),
                               categories=list(categories), mtime=time.time())
             self._replace(article)
-            self._record("new", title, old_revid=0)
+            self._edited(title, new=True)
             return self._affected(title)
 
     def move(self, old: str, new: str) -> set[str]:
         """Rename an article; the old title becomes a redirect to the new one."""
         with self._lock:
             article = self._article(old)
-            new = normalize_title(new)
+            old, new = article.title, normalize_title(new)
             if self.wiki.exists(new):
                 raise SourceError(f"cannot move {old!r} to {new!r}: the target exists")
-            moved_id = self._ids.pop(old, page_id(old))
-            revid = self._revisions.pop(old, moved_id)
+            pageid = self._page_id(old)
+            self.log.moved(old, new, namespace_number(old), namespace_number(new), pageid,
+                           self.log.revision(old, pageid))
             del self.wiki.articles[old]
-            self._ids[new] = moved_id
-            self._revisions[new] = revid
             self._replace(dataclasses.replace(article, title=new, redirects=[old, *article.redirects], mtime=time.time()))
             for title, target in list(self.wiki.duplicates.items()):
                 if target == old:
                     self.wiki.duplicates[title] = new
-            self._record("log", old, old_revid=0, logtype="move", logaction="move",
-                         logparams={"target_ns": 0, "target_title": new}, pageid=moved_id, redirect=True)
-            for name in article.redirects:   # double redirects fixed at once, each by an edit
-                self._record("edit", normalize_title(name), old_revid=self._revid(normalize_title(name)), redirect=True)
+            for name in map(normalize_title, article.redirects):   # double redirects fixed at once, each by an edit
+                self._edited(name, redirect=True)
             return self._affected(new) | {old}
 
     def delete(self, title: str) -> set[str]:
         """Delete an article, with the redirects and duplicate pages of it."""
         with self._lock:
             article = self._article(title)
-            gone = [title, *(normalize_title(n) for n in article.redirects),
-                    *(t for t, target in self.wiki.duplicates.items() if target == title)]
-            del self.wiki.articles[title]
+            gone = [article.title, *map(normalize_title, article.redirects),
+                    *(t for t, target in self.wiki.duplicates.items() if target == article.title)]
+            del self.wiki.articles[article.title]
             for name in gone:
                 self.wiki.duplicates.pop(name, None)
             self.wiki.reindex()
             for name in gone:
-                self._record("log", name, old_revid=0, logtype="delete", logaction="delete", logparams={}, pageid=0)
+                self.log.deleted(name, namespace_number(name))
             return set(gone)
 
     # ------------------------------------------------------------------ helpers
+
+    def _page_id(self, title: str) -> int:
+        return self.log.page_id(title, page_id(title))
+
+    def _edited(self, title: str, new: bool = False, redirect: bool = False) -> None:
+        pageid = self._page_id(title)
+        self.log.edited(title, namespace_number(title), pageid, self.log.revision(title, pageid), new=new,
+                        redirect=redirect)
 
     def _article(self, title: str) -> Article:
         title = normalize_title(title)
@@ -144,21 +143,6 @@ class SampleWikiStore:
         self.wiki.articles[article.title] = article
         self.wiki.reindex()
         self.renderer.forget(article.title)
-
-    def _revid(self, title: str) -> int:
-        return self._revisions.get(title, self._ids.get(title, page_id(title)))
-
-    def _record(self, kind: str, title: str, old_revid: int, logtype: str | None = None, logaction: str | None = None,
-                logparams: dict | None = None, pageid: int | None = None, redirect: bool = False) -> None:
-        number = next(self._counter)
-        revid = 0 if kind == "log" else number
-        if revid:
-            self._revisions[title] = revid
-        self._changes.append(Change(
-            rcid=number, type=kind, ns=namespace_number(title), title=title,
-            pageid=self._ids.get(title, page_id(title)) if pageid is None else pageid,
-            revid=revid, old_revid=old_revid, timestamp=time.time(), redirect=redirect,
-            logid=number if kind == "log" else 0, logtype=logtype, logaction=logaction, logparams=logparams or {}))
 
     def _affected(self, title: str) -> set[str]:
         """The pages that show an article's content: itself, its duplicates, its redirects' views."""

@@ -2,9 +2,11 @@
 
 ``ActionApi(store).respond(params)`` answers ``api.php`` requests as MediaWiki 1.43 does with
 ``format=json&formatversion=2``. A wiki plugs in by implementing ``PageStore`` (store.py):
-the sample wiki (jarvis/samplewiki) does; see docs/crawler-api.md.
+the sample wiki (jarvis/samplewiki) does; ``ChangeLog`` (changes.py) keeps the recent changes of
+a store whose pages change at run time. See docs/crawler-api.md.
 """
 from jarvis.wikiapi.api import ActionApi, ApiAnswer
+from jarvis.wikiapi.changes import ChangeLog
 from jarvis.wikiapi.store import Change, PageStore, SiteInfo, StoredPage, api_timestamp
 
-__all__ = ["ActionApi", "ApiAnswer", "Change", "PageStore", "SiteInfo", "StoredPage", "api_timestamp"]
+__all__ = ["ActionApi", "ApiAnswer", "Change", "ChangeLog", "PageStore", "SiteInfo", "StoredPage", "api_timestamp"]
