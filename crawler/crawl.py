@@ -388,14 +388,14 @@ class _Crawl:
                  f"as listed by {api_url}" if listing else "by following links")
         self.journal.start({"start": self.start_url, "origin": self.scope.origin,
                             "article_path": self.scope.article_path, "api": self.api.url if self.api else None})
+        if listing is not None:
+            self._queue_listing(listing)   # first: the start page is recorded with its API facts too
         record = self._record_of(result, page)
         if listing is None:
             # A recrawl also starts from every URL the last crawl knew: pages answering 304 bring
             # no links, and their links were among those URLs.
             record.links += [url for url in self.seeds if self.scope.contains(url)]
         self._record(record)
-        if listing is not None:
-            self._queue_listing(listing)
 
     # ------------------------------------------------------------------ the MediaWiki API
 
@@ -503,7 +503,7 @@ class _Crawl:
 
     def _record_of(self, result: FetchResult, page: ExtractedPage, scope: Scope | None = None) -> FetchRecord:
         scope = scope or self.scope
-        page = self._with_api_facts(result.url, page)
+        page = self._with_api_facts(result.final_url, page)
         skip = skip_reason(page, self.settings)
         if skip is not None:
             log.debug("not stored: %s (%s)", page.title, skip)

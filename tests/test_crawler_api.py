@@ -202,3 +202,11 @@ def test_a_page_that_fails_during_an_update_is_kept_and_tried_again(sample_wiki,
     again = crawl(base_url + "/w/Main_Page", out, FAST, progress=False, update=True)
     assert again.visited == 1
     assert {p.title: p for p in read_corpus(out)}["Cow"].paragraphs[0].startswith("A cow was edited while")
+
+
+@pytest.mark.parametrize("start", ["/w/Cow", "/w/Cows"])
+def test_the_start_page_does_not_change_the_corpus(sample_wiki, link_corpus, tmp_path, start):
+    _, base_url = sample_wiki
+    report = crawl(base_url + start, tmp_path / "corpus.jsonl", FAST, progress=False)
+    assert report.api is not None
+    assert corpus_view(tmp_path / "corpus.jsonl") == link_corpus[1]
