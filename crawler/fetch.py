@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
 import requests
+from protego import Protego
 
 from crawler.bodies import BodyReader, TooLarge, TooSlow, decode_html
 from crawler.retry import RETRY_STATUSES, RetryPolicy
@@ -125,8 +126,8 @@ class Fetcher:
 
     # ------------------------------------------------------------------ robots.txt
 
-    def robots(self, origin: str):
-        """The origin's robots.txt rules (a Protego parser), fetched on first use."""
+    def robots(self, origin: str) -> Protego:
+        """The origin's robots.txt rules, fetched on first use."""
         return self.robots_rules.rules(origin)
 
     def allowed(self, url: str) -> bool:
