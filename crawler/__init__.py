@@ -1,7 +1,9 @@
 """The crawler stage: a MediaWiki site -> corpus JSONL (see DESIGN.md).
 
 Public API:
-- ``crawl(start_url, out_path, settings, max_pages=, resume=, progress=) -> CrawlReport``
+- ``crawl(start_url, out_path, settings, max_pages=, resume=, progress=, update=) -> CrawlReport``: through
+  the MediaWiki Action API where the wiki has one (``crawler.mwapi``), else by following links;
+  ``update`` fetches only what changed since the last crawl (docs/crawler-api.md)
 - ``extract_article(html, url) -> ExtractedPage | None``: one page's title and prose paragraphs
 - ``CrawlSettings``, ``CrawlReport``, ``CrawlError`` (user error), ``Page`` and the corpus helpers
 """

@@ -7,6 +7,7 @@ threads except the read-only recrawl cache.
 """
 from __future__ import annotations
 
+import calendar
 import logging
 import os
 import sys
@@ -27,8 +28,9 @@ from crawler.fetch import UNREACHABLE, FetchResult, Fetcher, Validators
 from crawler.filters import FOLLOW_LINKS_OF, followable_links, skip_reason
 from crawler.journal import (CrawlState, Document, FetchRecord, Journal, journal_path, load_state, save_state,
                              state_path)
+from crawler.mwapi import ApiError, Listing, PageFacts, WikiApi, changed_titles, find_api_url
 from crawler.settings import CrawlSettings
-from crawler.urls import Scope, normalize_url
+from crawler.urls import Scope, article_url, normalize_url
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +55,13 @@ class CrawlReport:
     seconds: float = 0.0
     limit_reached: bool = False     # stopped at --max-pages
     skipped: Counter = field(default_factory=Counter)  # reason -> URLs
+    api: str | None = None          # the api.php the crawl listed the wiki with (None: links followed)
+    changes: int | None = None      # an update: rows of recent changes read (None: a full crawl)
+    removed: int = 0                # an update: pages gone (deleted, or now a redirect)
+
+    @property
+    def requests_per_page(self) -> float:
+        return self.requests / self.stored if self.stored else float(self.requests)
 
     @property
     def pages_per_second(self) -> float:
@@ -61,6 +70,12 @@ class CrawlReport:
     def summary(self) -> str:
         lines = [f"stored {self.stored} pages with {self.aliases} aliases in {self.out_path}"
                  + (" (--max-pages reached)" if self.limit_reached else "")]
+        if self.changes is not None:
+            lines.append(f"update through {self.api}: {self.changes} recent changes, {self.visited} pages fetched, "
+                         f"{self.removed} removed")
+        elif self.api:
+            lines.append(f"listed through the MediaWiki API at {self.api} "
+                         f"({self.requests_per_page:.2f} requests per stored page)")
         visited = f"visited {self.visited} URLs in {self.seconds:.1f} s ({self.pages_per_second:.1f} pages/s)"
         if self.resumed:
             visited += f", {self.resumed} more replayed from the interrupted crawl"
@@ -75,17 +90,26 @@ class CrawlReport:
 
 
 def crawl(start_url: str, out_path: str | Path, settings: CrawlSettings | None = None, *,
-          max_pages: int | None = None, resume: bool = False, progress: bool = True) -> CrawlReport:
+          max_pages: int | None = None, resume: bool = False, progress: bool = True,
+          update: bool = False) -> CrawlReport:
     """Crawl the wiki at start_url into the corpus JSONL out_path (written atomically at the end).
 
+    Where the wiki has the MediaWiki Action API, its articles are listed through it (aliases
+    and categories included) and each is fetched once; elsewhere, links are followed.
     With resume, an interrupted crawl of out_path continues from its journal. A crawl of a
-    site crawled before sends conditional requests and reuses what did not change.
+    site crawled before sends conditional requests and reuses what did not change. With
+    update, a corpus crawled through the API is brought up to date with only the pages
+    changed since (list=recentchanges); without an API, update is a conditional recrawl.
     Raises CrawlError (a user error) when the crawl cannot start.
     """
     settings = settings or CrawlSettings()
     out_path = Path(out_path)
     _check_arguments(start_url, out_path, settings, max_pages)
+    if update and resume:
+        raise CrawlError("--update and --resume do not go together: an update is short, run it again")
     job = _Crawl(normalize_url(start_url), out_path, settings, max_pages, progress)
+    if update:
+        return job.update()
     return job.run(resume)
 
 
@@ -169,6 +193,10 @@ class _Crawl:
         self.seeds: list[str] = []              # every URL the last crawl knew
         self.report = CrawlReport(out_path=out)
         self.bar: tqdm | None = None
+        self.api: WikiApi | None = None         # set when the wiki is listed through its API
+        self.api_state: dict | None = None      # what the next --update needs
+        self.api_pages: dict[str, PageFacts] = {}  # page URL -> what the API says about it
+        self.journaling = True
 
     # ------------------------------------------------------------------ the run
 
@@ -201,21 +229,141 @@ class _Crawl:
         write_corpus(pages, self.out)
         if self.settings.conditional:
             documents = {r.document.url: r.document for r in self.records.values() if r.document}
-            save_state(state_path(self.out), self.start_url, CrawlState(urls=self.claimed.all(), documents=documents))
+            save_state(state_path(self.out), self.start_url,
+                       CrawlState(urls=self.claimed.all(), documents=documents, api=self.api_state))
         self.journal.remove()
 
+        self.report.skipped.update(built.broken_redirects.values())
+        self.report.limit_reached = self._full()
+        return self._finish(pages, began)
+
+    def _finish(self, pages: list, began: float) -> CrawlReport:
+        """The report of a crawl or an update that wrote pages."""
         report = self.report
         report.stored = len(pages)
         report.aliases = sum(len(p.aliases) for p in pages)
-        report.skipped = Counter(r.skip for r in self.records.values() if r.skip not in (None, "redirect"))
-        report.skipped.update(built.broken_redirects.values())
-        report.limit_reached = self._full()
+        report.skipped.update(r.skip for r in self.records.values() if r.skip not in (None, "redirect"))
         traffic = self.fetcher.traffic
         report.requests, report.bytes = traffic.requests, traffic.bytes
         report.not_modified, report.retries = traffic.not_modified, traffic.retries
+        report.api = self.api.url if self.api else None
         report.seconds = time.monotonic() - began
         log.info("crawl finished: %s", report.summary().replace("\n", "; "))
         return report
+
+    def update(self) -> CrawlReport:
+        """Bring the corpus of the last API crawl of out up to date: ask the API what changed
+        since that crawl (list=recentchanges), fetch only the pages whose content changed, take
+        the aliases of the others from the API, drop pages that are gone. Without an API crawl
+        to update, this is a full crawl with conditional requests."""
+        began = time.monotonic()
+        state = load_state(state_path(self.out))
+        if not state.documents:
+            raise CrawlError(f"--update needs an earlier crawl of {self.out} (none found); run without --update first")
+        if state.api is None or not self.settings.use_api:
+            log.info("the last crawl of %s followed links: updating with conditional requests", self.out)
+            return self.run(resume=False)
+        if self._too_old(state.api.get("since", "")):
+            log.warning("the last crawl of %s is older than the wiki's recent changes: crawling it all again", self.out)
+            return self.run(resume=False)
+        try:
+            previous = {page.sha1: page.paragraphs for page in iter_corpus(self.out)}
+        except CorpusError as exc:
+            raise CrawlError(f"cannot update {self.out}: {exc}; run without --update for a full crawl") from exc
+        self.scope = Scope(origin=state.api["origin"], article_path=state.api["article_path"])
+        self.api = WikiApi(self.fetcher, state.api["url"], self.settings.maxlag)
+        self.journaling = False   # an update is short: interrupted, it is simply run again
+        try:
+            if self.settings.obey_robots:
+                self.fetcher.robots(self.scope.origin)
+                if self.scope.origin in self.fetcher.unreachable:
+                    raise CrawlError(f"cannot reach {self.scope.origin} ({self.fetcher.unreachable[self.scope.origin]})")
+            changes, now = self.api.changes_since(state.api["since"])
+            # rcstart is inclusive (whole seconds): leave out the rows the last update saw already.
+            seen_rcid = int(state.api.get("rcid") or 0)
+            changes = [c for c in changes if int(c.get("rcid") or 0) > seen_rcid]
+            last_rcid = max([seen_rcid, *(int(c.get("rcid") or 0) for c in changes)])
+            documents, fetch, removed = self._apply_changes(state, changes, previous)
+            self.report.changes, self.report.removed = len(changes), removed
+            self.bar = tqdm(desc="update", unit="page", file=sys.stderr, disable=not self.progress or not fetch,
+                            dynamic_ncols=True)
+            self.claimed.add([url for url in documents if url not in fetch])
+            for url in fetch:
+                if self.claimed.claim(url):
+                    self.frontier.append(url)
+            self._crawl_frontier()
+        except ApiError as exc:
+            raise CrawlError(f"cannot update through {state.api['url']} ({exc}); run without --update "
+                             "for a full crawl") from exc
+        finally:
+            self.stop.set()
+            if self.bar is not None:
+                self.bar.close()
+            self.fetcher.close()
+        # A page that could not be fetched now (timeout, 5xx) keeps its old text, and the next
+        # update asks for the same changes again.
+        failed = [url for url in fetch if url in self.records and self.records[url].document is None]
+        self.report.skipped.update(self.records.pop(url).skip for url in failed)
+        kept = [FetchRecord(url=url, skip=doc.skip, document=doc) for url, doc in documents.items()
+                if url not in self.records]
+        records = kept + list(self.records.values())
+        pages = build_pages(records, self.scope).pages
+        write_corpus(pages, self.out)
+        if failed:
+            log.warning("%d changed pages could not be fetched; the next --update tries them again", len(failed))
+            self.api_state = dict(state.api)
+        else:
+            self.api_state = {**state.api, "since": now or state.api["since"], "rcid": last_rcid}
+        save_state(state_path(self.out), self.start_url, CrawlState(
+            urls=sorted({*state.urls, *self.records}),
+            documents={r.document.url: r.document for r in records if r.document}, api=self.api_state))
+        return self._finish(pages, began)
+
+    def _apply_changes(self, state: CrawlState, changes: list[dict],
+                       previous: dict[str, list[str]]) -> tuple[dict[str, Document], list[str], int]:
+        """The last crawl's documents with the changes applied where no fetch is needed (aliases,
+        pages gone), the URLs to fetch, and how many pages are gone."""
+        articlepath = state.api["articlepath"]
+        url_of = lambda title: article_url(self.scope.origin, articlepath, title)  # noqa: E731
+        documents = {url: replace(doc) for url, doc in state.documents.items()}
+        stale = set()                                    # articles whose text the old corpus lost
+        for url, doc in documents.items():
+            if doc.skip is None:
+                if doc.sha1 in previous:
+                    doc.paragraphs = list(previous[doc.sha1])
+                else:
+                    stale.add(url)
+        content, touched = changed_titles(changes)
+        # A redirect that changed (new, retargeted, deleted) also changes the aliases of the page
+        # it pointed to: ask about that page too.
+        by_alias = {alias: url for url, doc in documents.items() for alias in doc.redirected_from}
+        titles_of = {url: self.scope.title_of(url) for url in documents}
+        ask = set(touched) | {titles_of[by_alias[t]] for t in touched if t in by_alias and titles_of[by_alias[t]]}
+        ask |= {titles_of[url] for url in stale if titles_of[url]}
+        if not ask:
+            return documents, [], 0
+        resolved = self.api.pages(sorted(ask))
+        removed = 0
+        for title in ask:
+            if title in resolved.missing or title in resolved.redirected:
+                removed += documents.pop(url_of(title), None) is not None
+        fetch = []
+        for title, facts in resolved.pages.items():
+            url = url_of(title)
+            self.api_pages[url] = facts
+            doc = documents.get(url)
+            if doc is None or title in content or url in stale:
+                fetch.append(url)
+            else:
+                doc.redirected_from = list(dict.fromkeys(facts.redirects))
+        return documents, fetch, removed
+
+    def _too_old(self, since: str) -> bool:
+        try:
+            then = calendar.timegm(time.strptime(since, "%Y-%m-%dT%H:%M:%SZ"))
+        except ValueError:
+            return True
+        return time.time() - then > self.settings.changes_max_age_days * 86400
 
     def _start(self) -> None:
         """Fetch the start page (its failure is the user's error) and learn the crawl's scope."""
@@ -234,14 +382,52 @@ class _Crawl:
         if page is None:
             raise CrawlError(f"{self.start_url} is not a MediaWiki page (no #firstHeading, no article body)")
         self.scope = Scope.from_url(result.final_url, page.article_path)
-        log.info("crawling %s%s*", self.scope.origin, self.scope.article_path)
+        api_url = find_api_url(result.text or "", result.final_url) if self.settings.use_api else None
+        listing = self._list_through_api(api_url) if api_url else None
+        log.info("crawling %s%s* %s", self.scope.origin, self.scope.article_path,
+                 f"as listed by {api_url}" if listing else "by following links")
         self.journal.start({"start": self.start_url, "origin": self.scope.origin,
-                            "article_path": self.scope.article_path})
+                            "article_path": self.scope.article_path, "api": self.api.url if self.api else None})
+        if listing is not None:
+            self._queue_listing(listing)   # first: the start page is recorded with its API facts too
         record = self._record_of(result, page)
-        # A recrawl also starts from every URL the last crawl knew: pages answering 304 bring
-        # no links, and their links were among those URLs.
-        record.links += [url for url in self.seeds if self.scope.contains(url)]
+        if listing is None:
+            # A recrawl also starts from every URL the last crawl knew: pages answering 304 bring
+            # no links, and their links were among those URLs.
+            record.links += [url for url in self.seeds if self.scope.contains(url)]
         self._record(record)
+
+    # ------------------------------------------------------------------ the MediaWiki API
+
+    def _list_through_api(self, api_url: str) -> Listing | None:
+        """Every article of the wiki as its API lists it, or None (then links are followed)."""
+        api = WikiApi(self.fetcher, api_url, self.settings.maxlag)
+        try:
+            listing = api.listing()
+        except ApiError as exc:
+            log.info("no usable MediaWiki API at %s (%s): following links", api_url, exc)
+            return None
+        self.api = api
+        self.scope = Scope.from_url(self.scope.origin + "/", listing.articlepath.replace("$1", ""))
+        self.api_state = {"url": api_url, "since": listing.server_time, "rcid": 0, "origin": self.scope.origin,
+                          "article_path": self.scope.article_path, "articlepath": listing.articlepath}
+        return listing
+
+    def _queue_listing(self, listing: Listing) -> None:
+        """Queue every listed page not fetched yet; remember its aliases and categories."""
+        for title, facts in listing.pages.items():
+            url = article_url(self.scope.origin, listing.articlepath, title)
+            self.api_pages[url] = facts
+            if self.claimed.claim(url):
+                self.frontier.append(url)
+
+    def _with_api_facts(self, url: str, page: ExtractedPage) -> ExtractedPage:
+        """The page with the redirects to it (its aliases) and its categories as the API listed them."""
+        facts = self.api_pages.get(url)
+        if facts is None:
+            return page
+        redirected = list(dict.fromkeys([*page.redirected_from, *facts.redirects]))
+        return replace(page, redirected_from=redirected, categories=page.categories or list(facts.categories))
 
     def _replay(self, header: dict, records: list[FetchRecord], valid_length: int) -> None:
         if header.get("start") != self.start_url:
@@ -255,6 +441,14 @@ class _Crawl:
         for record in records:
             self._record(record, replayed=True)
         self.report.resumed = len(records)
+        if header.get("api"):  # listed through the API: list again, queue what is not done
+            if self.settings.obey_robots:
+                self.fetcher.robots(self.scope.origin)
+            listing = self._list_through_api(header["api"])
+            if listing is None:
+                raise CrawlError(f"cannot resume the crawl of {self.out}: its API {header['api']} does not answer; "
+                                 "try again later, or run without --resume to start over")
+            self._queue_listing(listing)
         if self.claimed.claim(self.start_url):
             self.frontier.appendleft(self.start_url)
         log.info("resuming: %d URLs done, %d queued", len(records), len(self.frontier))
@@ -309,6 +503,7 @@ class _Crawl:
 
     def _record_of(self, result: FetchResult, page: ExtractedPage, scope: Scope | None = None) -> FetchRecord:
         scope = scope or self.scope
+        page = self._with_api_facts(result.final_url, page)
         skip = skip_reason(page, self.settings)
         if skip is not None:
             log.debug("not stored: %s (%s)", page.title, skip)
@@ -318,7 +513,8 @@ class _Crawl:
             sha1=content_sha1(page.paragraphs) if article else "",
             paragraphs=page.paragraphs if article else [],
             redirected_from=page.redirected_from, etag=result.etag, last_modified=result.last_modified)
-        links = followable_links(page, scope, self.settings) if skip in FOLLOW_LINKS_OF else []
+        # Through the API the listing has every page: links are not followed.
+        links = followable_links(page, scope, self.settings) if skip in FOLLOW_LINKS_OF and self.api is None else []
         return FetchRecord(url=result.url, skip=skip, document=document, redirects=result.redirects, links=links)
 
     # ------------------------------------------------------------------ bookkeeping (coordinator)
@@ -344,7 +540,8 @@ class _Crawl:
                     self.page_sha1[key] = document.sha1
         record.links = [link for link in record.links if self.claimed.claim(link)]
         if not replayed:
-            self.journal.append(record)
+            if self.journaling:
+                self.journal.append(record)
             self.report.visited += 1
         self.records[record.url] = record
         self.skipped += record.skip not in (None, "redirect")

@@ -1,39 +1,44 @@
 """HTTP for the crawler, polite and robust, safe to call from several threads.
 
-Polite: robots.txt per origin (RFC 9309), an identifying User-Agent, a delay between requests
-to the same host (raised to robots.txt's Crawl-delay), Retry-After honoured on 429/503.
-Robust: retries with exponential backoff on 429/5xx/timeouts/connection errors, connect and
-read timeouts plus a whole-response deadline, a size cap (the body is streamed and reading
-stops past it), redirects followed one hop at a time (loops, endless chains and off-site
-targets stop), non-HTML and undecodable bodies refused. Failures come back as a reason string
-in ``FetchResult.error``, never as an exception.
+``Fetcher`` is the one entry point. Like Scrapy's downloader middlewares, each concern is a
+small class of its own that the Fetcher composes around a single GET:
+
+- ``RobotsRules`` (robots.py): RFC 9309 robots.txt per origin, wildcards included (Protego);
+- ``Throttle`` (throttle.py): a delay between requests to a host, raised to Crawl-delay,
+  paused by Retry-After;
+- ``RetryPolicy`` (retry.py): urllib3's ``Retry``: 429/5xx, timeouts and connection errors are
+  tried again with exponential backoff, Retry-After honoured;
+- ``BodyReader`` (bodies.py): the body streamed within a size cap and a whole-response deadline,
+  and ``decode_html``: non-HTML and undecodable bodies refused.
+
+Redirects are followed here one hop at a time (loops, endless chains and off-site targets
+stop). Failures come back as a reason string (``FetchResult.error``), never as an exception.
 """
 from __future__ import annotations
 
-import email.utils
+import json
 import logging
-import re
 import threading
-import time
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
-from urllib.robotparser import RobotFileParser
 
 import requests
-import urllib3
+from protego import Protego
 
+from crawler.bodies import BodyReader, TooLarge, TooSlow, decode_html
+from crawler.retry import RETRY_STATUSES, RetryPolicy
+from crawler.robots import REDIRECT_STATUSES, UNREACHABLE, RobotsAnswer, RobotsRules
 from crawler.settings import CrawlSettings
-from crawler.urls import normalize_url, origin_of
+from crawler.throttle import Throttle
+from crawler.urls import normalize_url
 
 log = logging.getLogger(__name__)
 
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
-UNREACHABLE = frozenset({"connection error", "timeout"})
+JSON_TYPES = frozenset({"application/json"})
 
-_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", re.IGNORECASE)
+__all__ = ["FetchResult", "Fetcher", "JsonResult", "Traffic", "UNREACHABLE", "Validators", "decode_html"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,13 @@ class FetchResult:
 
 
 @dataclass
+class JsonResult:
+    url: str
+    data: Any = None                          # the decoded JSON of a 2xx answer
+    error: str | None = None
+
+
+@dataclass
 class Traffic:
     """Requests sent and bytes received (status line, headers and body as sent on the wire)."""
 
@@ -84,57 +96,27 @@ class _Answer:
     error: str | None = None
 
 
-class _TooLarge(Exception):
-    pass
-
-
-class _TooSlow(Exception):
-    pass
-
-
-class Throttle:
-    """Spaces the requests to each host ``delay`` seconds apart (start to start), across threads.
-    A Retry-After pauses the whole host, not just the thread that was told."""
-
-    def __init__(self, delay: float, stop: threading.Event) -> None:
-        self._default = max(0.0, delay)
-        self._delays: dict[str, float] = {}
-        self._next: dict[str, float] = {}
-        self._lock = threading.Lock()
-        self._stop = stop
-
-    def set_delay(self, host: str, delay: float) -> None:
-        with self._lock:
-            self._delays[host] = max(self._default, delay)
-
-    def wait(self, host: str) -> None:
-        with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next.get(host, now))
-            self._next[host] = start + self._delays.get(host, self._default)
-        if start > now:
-            self._stop.wait(start - now)
-
-    def pause(self, host: str, seconds: float) -> None:
-        with self._lock:
-            self._next[host] = max(self._next.get(host, 0.0), time.monotonic() + seconds)
-
-
 class Fetcher:
-    """Fetches pages for the crawl. ``stop`` (an Event) cuts waits short when the crawl ends."""
+    """Fetches pages and API answers for the crawl. ``stop`` (an Event) cuts waits short when the crawl ends."""
 
     def __init__(self, settings: CrawlSettings, stop: threading.Event | None = None) -> None:
         self.settings = settings
         self.stop = stop or threading.Event()
         self.throttle = Throttle(settings.delay, self.stop)
+        self.retry = RetryPolicy(settings.retries, settings.backoff, settings.max_retry_after)
+        self.bodies = BodyReader(settings.max_page_bytes, settings.page_deadline,
+                                 lambda n: self._count(n, request=False))
+        self.robots_rules = RobotsRules(settings.user_agent, self._get_robots, self.throttle)
         self.traffic = Traffic()
-        self.unreachable: dict[str, str] = {}     # origin -> why its robots.txt could not be fetched
         self._traffic_lock = threading.Lock()
         self._local = threading.local()           # one requests.Session per thread
         self._sessions: list[requests.Session] = []
-        self._robots: dict[str, RobotFileParser] = {}
-        self._robots_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
+
+    @property
+    def unreachable(self) -> dict[str, str]:
+        """origin -> why its robots.txt could not be fetched"""
+        return self.robots_rules.unreachable
 
     def close(self) -> None:
         with self._lock:
@@ -144,44 +126,16 @@ class Fetcher:
 
     # ------------------------------------------------------------------ robots.txt
 
-    def robots(self, origin: str) -> RobotFileParser:
-        """The origin's robots.txt rules, fetched on first use (one thread fetches, others wait)."""
-        with self._lock:
-            lock = self._robots_locks.setdefault(origin, threading.Lock())
-        with lock:
-            if origin not in self._robots:
-                self._robots[origin] = self._load_robots(origin)
-            return self._robots[origin]
+    def robots(self, origin: str) -> Protego:
+        """The origin's robots.txt rules, fetched on first use."""
+        return self.robots_rules.rules(origin)
 
     def allowed(self, url: str) -> bool:
-        if not self.settings.obey_robots:
-            return True
-        return self.robots(origin_of(url)).can_fetch(self.settings.user_agent, url)
+        return not self.settings.obey_robots or self.robots_rules.allowed(url)
 
-    def _load_robots(self, origin: str) -> RobotFileParser:
-        url = f"{origin}/robots.txt"
-        parser = RobotFileParser(url)
-        answer = self._request(url, {}, html_only=False)
-        for _ in range(5):  # RFC 9309: follow at least five redirects
-            location = answer.headers.get("Location")
-            if answer.status not in REDIRECT_STATUSES or not location:
-                break
-            answer = self._request(normalize_url(location, base=url), {}, html_only=False)
-        if answer.error in UNREACHABLE:
-            self.unreachable[origin] = answer.error
-            parser.disallow_all = True
-        elif answer.status is not None and 200 <= answer.status < 300 and answer.body is not None:
-            parser.parse(answer.body.decode("utf-8", errors="replace").splitlines())
-            delay = parser.crawl_delay(self.settings.user_agent)
-            if delay:
-                self.throttle.set_delay(urlsplit(origin).netloc, float(delay))
-        elif answer.status is not None and 400 <= answer.status < 500:
-            parser.allow_all = True       # "unavailable": no rules
-        else:
-            log.warning("robots.txt of %s: %s; treating the site as disallowed", origin,
-                        answer.error or f"HTTP {answer.status}")
-            parser.disallow_all = True    # "unreachable" (5xx): assume complete disallow
-        return parser
+    def _get_robots(self, url: str) -> RobotsAnswer:
+        answer = self._request(url, {}, accept=None)
+        return RobotsAnswer(status=answer.status, headers=answer.headers, body=answer.body, error=answer.error)
 
     # ------------------------------------------------------------------ pages
 
@@ -200,7 +154,7 @@ class Fetcher:
                 result.error = "robots.txt"
                 return result
             validator = validators.get(current) if validators else None
-            answer = self._request(current, validator.headers() if validator else {}, html_only=True)
+            answer = self._request(current, validator.headers() if validator else {}, accept=HTML_TYPES)
             result.status = answer.status
             if answer.error:
                 result.error = answer.error
@@ -236,6 +190,29 @@ class Fetcher:
             return result
         return FetchResult(url=url, final_url=current, redirects=redirects, error="too many redirects")
 
+    def get_json(self, url: str, later: Callable[[Any], bool] | None = None) -> JsonResult:
+        """GET a JSON document (no redirects followed). ``later(data)`` says that a 2xx answer asks
+        to be tried again (the MediaWiki API's maxlag error): it is retried like a 503."""
+        if not self.allowed(url):
+            return JsonResult(url, error="robots.txt")
+
+        def decode(answer: _Answer) -> Any:
+            try:
+                return json.loads((answer.body or b"").decode("utf-8"))
+            except (UnicodeDecodeError, ValueError):
+                return None
+
+        answer = self._request(url, {"Accept": "application/json"}, accept=JSON_TYPES,
+                               later=(lambda a: later(decode(a))) if later else None)
+        if answer.error:
+            return JsonResult(url, error=answer.error)
+        if not (200 <= (answer.status or 0) < 300):
+            return JsonResult(url, error=f"HTTP {answer.status}")
+        data = decode(answer)
+        if data is None:
+            return JsonResult(url, error="not JSON")
+        return JsonResult(url, data=data)
+
     # ------------------------------------------------------------------ one request, with retries
 
     def _session(self) -> requests.Session:
@@ -249,156 +226,81 @@ class Fetcher:
             self._local.session = session
         return session
 
-    def _request(self, url: str, headers: dict[str, str], html_only: bool) -> _Answer:
-        settings = self.settings
+    def _request(self, url: str, headers: dict[str, str], accept: frozenset[str] | None,
+                 later: Callable[[_Answer], bool] | None = None) -> _Answer:
+        """One GET, tried again as the RetryPolicy says; the answer of the last attempt."""
         host = urlsplit(url).netloc
-        answer = _Answer(error="stopped")
-        pause = 0.0
-        for attempt in range(settings.retries + 1):
-            if attempt:
-                with self._traffic_lock:
-                    self.traffic.retries += 1
-                log.info("retrying %s (%s), attempt %d", url, answer.error, attempt + 1)
-            if pause and self.stop.wait(pause):
-                return _Answer(error="stopped")
+        retry = self.retry.start()
+        while True:
             if self.stop.is_set():
                 return _Answer(error="stopped")
-            pause = settings.backoff * 2 ** attempt
             self.throttle.wait(host)
             if self.stop.is_set():
                 return _Answer(error="stopped")
-            try:
-                response = self._session().get(url, headers=headers, stream=True, allow_redirects=False,
-                                               timeout=(settings.connect_timeout, settings.read_timeout))
-            except requests.Timeout:
-                answer = _Answer(error="timeout")
-                continue
-            except requests.ConnectionError:
-                answer = _Answer(error="connection error")
-                continue
-            except requests.RequestException as exc:  # an invalid URL and the like: retrying won't help
-                return _Answer(error=f"bad request ({type(exc).__name__})")
-            with response:
-                answer = _Answer(status=response.status_code, headers=response.headers)
-                self._count(_header_bytes(response))
-                if not (200 <= response.status_code < 300):
-                    self._drain(response)
+            answer, response, error = self._attempt(url, headers, accept)
+            forced = answer.error is None and later is not None and later(answer)
+            if forced:
+                answer.error = "server busy (maxlag)"
+            if error is None and not forced and answer.status not in RETRY_STATUSES:
+                return answer
+            step = self.retry.next(retry, url, response=response, error=error, forced_by_answer=forced)
+            if step is None:
+                return answer
+            retry, wait = step
+            with self._traffic_lock:
+                self.traffic.retries += 1
+            log.info("retrying %s (%s), attempt %d", url, answer.error, len(retry.history) + 1)
+            if wait.retry_after is not None:  # the server says when: the whole host waits that long
+                self.throttle.pause(host, wait.retry_after)
+            elif wait.backoff and self.stop.wait(wait.backoff):
+                return _Answer(error="stopped")
+
+    def _attempt(self, url: str, headers: dict[str, str],
+                 accept: frozenset[str] | None) -> tuple[_Answer, Any, Exception | None]:
+        """One GET: (answer, the urllib3 response if one came, the error worth a retry if any)."""
+        settings = self.settings
+        try:
+            response = self._session().get(url, headers=headers, stream=True, allow_redirects=False,
+                                           timeout=(settings.connect_timeout, settings.read_timeout))
+        except requests.Timeout as exc:
+            return _Answer(error="timeout"), None, exc
+        except requests.ConnectionError as exc:
+            return _Answer(error="connection error"), None, exc
+        except requests.RequestException as exc:  # an invalid URL and the like: retrying won't help
+            return _Answer(error=f"bad request ({type(exc).__name__})"), None, None
+        with response:
+            answer = _Answer(status=response.status_code, headers=response.headers)
+            self._count(_header_bytes(response))
+            if not (200 <= response.status_code < 300):
+                self.bodies.drain(response)
                 if response.status_code in RETRY_STATUSES:
                     answer.error = f"HTTP {response.status_code}"
-                    retry_after = _retry_after(response.headers.get("Retry-After"), settings.max_retry_after)
-                    if retry_after is not None:  # the server says when: the whole host waits that long
-                        self.throttle.pause(host, retry_after)
-                        pause = 0.0
-                    continue
-                if not (200 <= response.status_code < 300):
-                    return answer
-                mime = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
-                if html_only and mime and mime not in HTML_TYPES:
-                    answer.error = f"not HTML ({mime})"
-                    return answer
-                try:
-                    answer.body = self._read_body(response)
-                except _TooLarge:
-                    answer.error = "too large"
-                    return answer
-                except (_TooSlow, requests.Timeout):
-                    answer.error = "timeout"
-                    continue
-                except requests.exceptions.ContentDecodingError:
-                    answer.error = "bad encoding"
-                    return answer
-                except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
-                    answer.error = "timeout" if "timed out" in str(exc) else "connection error"
-                    continue
-                return answer
-        return answer
-
-    def _read_body(self, response: requests.Response) -> bytes:
-        """The body, streamed: stops past max_page_bytes or page_deadline, counts wire bytes.
-        read1 returns whatever has arrived, so a server that trickles bytes meets the deadline."""
-        cap = self.settings.max_page_bytes
-        declared = response.headers.get("Content-Length", "")
-        if declared.isdigit() and int(declared) > cap:
-            raise _TooLarge
-        deadline = time.monotonic() + self.settings.page_deadline
-        raw = response.raw
-        if hasattr(raw, "read1"):  # urllib3 2
-            chunks_in = iter(lambda: raw.read1(64 * 1024, decode_content=True), b"")
-        else:
-            chunks_in = response.iter_content(64 * 1024)
-        chunks: list[bytes] = []
-        size = 0
-        try:
-            for chunk in chunks_in:
-                size += len(chunk)
-                if size > cap:
-                    raise _TooLarge
-                if time.monotonic() > deadline:
-                    raise _TooSlow
-                chunks.append(chunk)
-        except urllib3.exceptions.ReadTimeoutError as exc:
-            raise requests.Timeout(str(exc)) from exc
-        except urllib3.exceptions.DecodeError as exc:
-            raise requests.exceptions.ContentDecodingError(str(exc)) from exc
-        except (urllib3.exceptions.ProtocolError, urllib3.exceptions.HTTPError, OSError) as exc:
-            raise requests.ConnectionError(str(exc)) from exc
-        finally:
-            wire = raw.tell() if hasattr(raw, "tell") else 0
-            self._count(wire or size, request=False)
-        return b"".join(chunks)
-
-    def _drain(self, response: requests.Response) -> None:
-        """Read a small error or redirect body, so that the connection can be reused."""
-        declared = response.headers.get("Content-Length", "")
-        if declared.isdigit() and int(declared) <= 64 * 1024:
+                return answer, response.raw, None
+            mime = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+            if accept is not None and mime and mime not in accept:
+                kind = "HTML" if accept is HTML_TYPES else "JSON"
+                answer.error = f"not {kind} ({mime})"
+                return answer, response.raw, None
             try:
-                response.raw.read(int(declared))
-            except (urllib3.exceptions.HTTPError, OSError):
-                return
-            self._count(int(declared), request=False)
+                answer.body = self.bodies.read(response)
+            except TooLarge:
+                answer.error = "too large"
+                return answer, response.raw, None
+            except (TooSlow, requests.Timeout) as exc:
+                answer.error = "timeout"
+                return answer, None, exc
+            except requests.exceptions.ContentDecodingError:
+                answer.error = "bad encoding"
+                return answer, response.raw, None
+            except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
+                answer.error = "timeout" if "timed out" in str(exc) else "connection error"
+                return answer, None, exc
+            return answer, response.raw, None
 
     def _count(self, nbytes: int, request: bool = True) -> None:
         with self._traffic_lock:
             self.traffic.bytes += nbytes
             self.traffic.requests += int(request)
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def decode_html(body: bytes, content_type: str) -> tuple[str | None, str | None]:
-    """(text, None), or (None, why) for a body that is binary or not in its declared encoding."""
-    if b"\x00" in body[:4096]:
-        return None, "not HTML (binary)"
-    match = re.search(r"charset\s*=\s*[\"']?([\w.:-]+)", content_type, re.IGNORECASE)
-    charset = match.group(1) if match else None
-    if charset is None:
-        meta = _CHARSET.search(body[:4096])
-        charset = meta.group(1).decode("ascii", errors="replace") if meta else "utf-8"
-    if body.startswith(b"\xef\xbb\xbf"):
-        charset = "utf-8-sig"
-    try:
-        return body.decode(charset), None
-    except LookupError:
-        return None, f"bad encoding (unknown charset {charset})"
-    except UnicodeDecodeError:
-        return None, "bad encoding"
-
-
-def _retry_after(value: str | None, cap: float) -> float | None:
-    """Seconds a Retry-After header asks for (delta-seconds or an HTTP date), capped; None if absent."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        seconds = float(value)
-    else:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        seconds = when.timestamp() - time.time()
-    return min(max(seconds, 0.0), cap)
 
 
 def _header_bytes(response: requests.Response) -> int:

@@ -7,7 +7,9 @@
 - ``FILE.state.json.gz``: what the last finished crawl saw: every URL it knew (the next crawl
   starts from all of them) and every page's ``Document`` without its paragraphs (those are in the
   corpus): ETag/Last-Modified for conditional requests, and the title and verdict that a 304
-  lets the next crawl reuse without the body.
+  lets the next crawl reuse without the body. After a crawl through the MediaWiki API, also
+  where its api.php is and the wiki's clock when the crawl began: ``--update`` asks the API for
+  the changes since then.
 """
 from __future__ import annotations
 
@@ -169,6 +171,7 @@ class CrawlState:
 
     urls: list[str] = field(default_factory=list)            # every URL it fetched or queued
     documents: dict[str, Document] = field(default_factory=dict)  # by the URL the body came from
+    api: dict | None = None      # an API crawl: {"url", "since" (the wiki's clock), "rcid" (last change seen), "origin", "article_path", "articlepath"}
 
 
 def load_state(path: Path) -> CrawlState:
@@ -180,8 +183,10 @@ def load_state(path: Path) -> CrawlState:
             data = json.load(fh)
         if data.get("version") != STATE_VERSION:
             return CrawlState()
+        api = data.get("api")
         return CrawlState(urls=list(data["urls"]),
-                          documents={d["url"]: Document.from_json(d) for d in data["documents"]})
+                          documents={d["url"]: Document.from_json(d) for d in data["documents"]},
+                          api=api if isinstance(api, dict) else None)
     except (OSError, ValueError, KeyError, TypeError, EOFError) as exc:
         log.warning("ignoring unreadable crawl state %s (%s); fetching everything", path, exc)
         return CrawlState()
@@ -191,7 +196,7 @@ def save_state(path: Path, start_url: str, state: CrawlState) -> None:
     """Write the state atomically (temp file + rename)."""
     tmp = path.with_name(path.name + ".tmp")
     with gzip.open(tmp, "wt", encoding="utf-8") as fh:
-        json.dump({"version": STATE_VERSION, "start": start_url, "urls": state.urls,
+        json.dump({"version": STATE_VERSION, "start": start_url, "urls": state.urls, "api": state.api,
                    "documents": [d.to_json(with_paragraphs=False) for d in state.documents.values()]},
                   fh, ensure_ascii=False)
     os.replace(tmp, path)

@@ -40,12 +40,15 @@ class CrawlSettings:
     connect_timeout: float = 5.0       # seconds
     read_timeout: float = 15.0         # seconds without a byte from the server
     page_deadline: float = 60.0        # seconds for a whole response (stops slow trickles)
-    retries: int = 3                   # extra attempts on 429/5xx/timeouts/connection errors
-    backoff: float = 0.5               # first retry waits this long, doubling each time
+    retries: int = 3                   # extra attempts on 429/5xx/timeouts/connection errors (and API maxlag)
+    backoff: float = 0.5               # urllib3 Retry backoff_factor: retry n waits backoff * 2**(n-1) s (first: at once)
     max_retry_after: float = 60.0      # cap on a server's Retry-After
     max_page_bytes: int = 5_000_000    # pages larger than this are skipped (reading stops there)
     max_redirects: int = 10
     obey_robots: bool = True
+    use_api: bool = True               # crawl through the MediaWiki Action API where the site has one
+    maxlag: int = 5                    # API requests ask the wiki to refuse them when its databases lag more
+    changes_max_age_days: int = 90     # MediaWiki keeps recent changes this long ($wgRCMaxAge): older -> full crawl
     conditional: bool = True           # recrawl with If-None-Match / If-Modified-Since
     checkpoint_every: int = 20         # journal records between fsyncs
     tables: str = "drop"               # content tables: "drop" (the paragraph contract) or "sentences"

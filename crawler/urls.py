@@ -29,6 +29,11 @@ def normalize_url(url: str, base: str | None = None) -> str:
     return urlunsplit((scheme, netloc, path, parts.query, ""))
 
 
+def article_url(origin: str, articlepath: str, title: str) -> str:
+    """The normalized URL of a wiki page: origin + wgArticlePath ("/w/$1") with the title in it."""
+    return normalize_url(origin + articlepath.replace("$1", quote(title.replace(" ", "_"), safe=_PATH_SAFE)))
+
+
 def host_of(url: str) -> str:
     return urlsplit(url).netloc
 

@@ -86,9 +86,18 @@ def cmd_crawl(args: argparse.Namespace, config: Config) -> int:
         settings = replace(settings, user_agent=args.user_agent)
     if args.ignore_robots:
         settings = replace(settings, obey_robots=False)
+    if args.no_api:
+        settings = replace(settings, use_api=False)
     report = crawl(args.start, Path(args.out), settings, max_pages=args.max_pages, resume=args.resume,
-                   progress=not args.quiet)
+                   progress=not args.quiet, update=args.update)
     print(report.summary())
+    if args.index:
+        from index import build_index
+
+        stats = build_index(Path(args.out), Path(args.index), progress=not args.quiet)  # incremental by fingerprint
+        print(stats.summary())
+    elif args.update:
+        print(f"to bring an index up to date (only the changed pages): jarvis index --corpus {args.out} --index DIR")
     return 0
 
 
@@ -206,6 +215,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=_positive, default=Config().crawl.workers, metavar="N",
                    help="fetch threads (default: %(default)s)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted crawl of --out")
+    p.add_argument("--update", action="store_true",
+                   help="only what changed since the last crawl of --out (MediaWiki API recent changes; "
+                        "without an API: conditional requests)")
+    p.add_argument("--index", metavar="DIR", default=None,
+                   help="then update this search index from --out (incremental: only changed pages)")
+    p.add_argument("--no-api", action="store_true", help="follow links even where the wiki has an API")
     p.add_argument("--user-agent", default=None, help="override the crawler's User-Agent")
     p.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt (only for your own sites)")
     p.add_argument("--tables", choices=["drop", "sentences"], default=Config().crawl.tables,

@@ -86,7 +86,7 @@ class BridgeSettings:
     max_line: int = 200                 # characters per chat line, [Jarvis] prefix included
     reconnect_max_delay: float = 30.0   # backoff cap when the server is gone
     connect_attempts: int = 5           # at start-up; 0 = keep trying forever
-    reconnect_min_delay: float = 0.25   # first backoff delay; doubles up to reconnect_max_delay
+    reconnect_min_delay: float = 0.25   # backoff after the second failed attempt (the first retries at once); doubles up to reconnect_max_delay
     io_timeout: float = 5.0             # seconds without a reply before the connection counts as dead
     max_reply_lines: int = 3            # chat lines per answer; longer answers are shortened
 

@@ -13,8 +13,8 @@ Two threads, so that a slow answer never stalls the chat:
 - A line posted is only forgotten once the server has answered a later poll (TCP keeps
   order, so the line was delivered). When the connection dies, unconfirmed lines go back to
   the outbox (at least once: a line may show twice, never not at all), posts read but not yet
-  handled stay in the inbox, the poller reconnects with exponential backoff
-  (``reconnect_min_delay`` .. ``reconnect_max_delay``), keeps every queued question, and tells
+  handled stay in the inbox, the poller reconnects with exponential backoff (urllib3's Retry
+  policy, ``reconnect_min_delay`` .. ``reconnect_max_delay``), keeps every queued question, and tells
   the chat nothing was lost. Chat typed while the connection is down never reaches Jarvis
   (RaspberryJuice keeps events per connection); the notice asks players to ask again.
 - Every event is one log line, ``event=<name> key=value ...`` (strings JSON-quoted).
@@ -31,6 +31,9 @@ from collections import deque
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterator
+
+from urllib3.exceptions import MaxRetryError
+from urllib3.util.retry import Retry
 
 from jarvis.bridge.chat import HELP, AnswerLike, addressed_question, answer_lines, echo, reply_lines
 from jarvis.bridge.connection import BridgeError, ChatClient, ConnectionLost
@@ -304,21 +307,17 @@ class Bridge:
         _log_event("disconnected", logging.WARNING, error=exc, open_questions=self._open)
 
     def _reconnect(self) -> bool:
-        delay = self.settings.reconnect_min_delay
-        while not self._stopping.wait(delay):
-            try:
-                self._client = self._connect()
-            except OSError as exc:
-                _log_event("reconnect_failed", error=exc, retry_in_s=delay)
-                delay = min(delay * 2, self.settings.reconnect_max_delay)
-                continue
-            self.stats.reconnects += 1
-            self._connected.set()
-            _log_event("reconnected", logging.WARNING, down_s=time.monotonic() - self._lost_at,
-                       open_questions=self._open)
-            self._send_later([OutLine(line) for line in self._back_notice()], first=True)
-            return True
-        return False
+        client = connect_with_retries(self.settings, self._connect, self._stopping, attempts=0,
+                                      failed_event="reconnect_failed")
+        if client is None:
+            return False
+        self._client = client
+        self.stats.reconnects += 1
+        self._connected.set()
+        _log_event("reconnected", logging.WARNING, down_s=time.monotonic() - self._lost_at,
+                   open_questions=self._open)
+        self._send_later([OutLine(line) for line in self._back_notice()], first=True)
+        return True
 
     def _back_notice(self) -> list[str]:
         follow = f", {self._open} answer(s) to follow" if self._open else ""
@@ -388,28 +387,35 @@ class Bridge:
             self._confirm()
 
 
-def connect_with_retries(settings: BridgeSettings, connect: Connector,
-                         stopping: threading.Event | None = None) -> ChatClient | None:
-    """``connect()``, retried with backoff ``connect_attempts`` times (0: forever); BridgeError when it fails.
+def connect_with_retries(settings: BridgeSettings, connect: Connector, stopping: threading.Event | None = None,
+                         attempts: int | None = None, failed_event: str = "connect_failed") -> ChatClient | None:
+    """``connect()``, tried ``attempts`` times (default ``connect_attempts``; 0: forever) with
+    exponential backoff (urllib3's ``Retry`` policy: the second attempt at once, then
+    ``reconnect_min_delay`` doubling up to ``reconnect_max_delay``); BridgeError when all fail.
 
     None when ``stopping`` is set before a connection is made.
     """
     stopping = stopping or threading.Event()
-    delay, attempt = settings.reconnect_min_delay, 0
+    attempts = settings.connect_attempts if attempts is None else attempts
+    retry = Retry(total=attempts - 1 if attempts else None, connect=None, read=None, redirect=None, status=None,
+                  other=None, backoff_factor=settings.reconnect_min_delay / 2, backoff_max=settings.reconnect_max_delay)
+    attempt = 0
     while not stopping.is_set():
         attempt += 1
         try:
             return connect()
         except OSError as exc:
-            if settings.connect_attempts and attempt >= settings.connect_attempts:
+            try:
+                retry = retry.increment(error=exc)
+            except MaxRetryError:
                 raise BridgeError(
                     f"cannot reach the Minecraft server's chat API at {settings.mc_host}:{settings.mc_port} "
                     f"after {attempt} attempt(s): {exc} (is the server running with the RaspberryJuice "
                     "plugin, or mcserver/server.js?)") from exc
+            delay = retry.get_backoff_time()
             # INFO (-v): a start-up failure ends as one BridgeError line; retries are not user news.
-            _log_event("connect_failed", attempt=attempt, error=exc, retry_in_s=delay)
+            _log_event(failed_event, attempt=attempt, error=exc, retry_in_s=delay)
             stopping.wait(delay)
-            delay = min(delay * 2, settings.reconnect_max_delay)
     return None
 
 

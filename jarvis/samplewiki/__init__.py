@@ -2,7 +2,9 @@
 
 - ``articles/*.md``: the articles (format: ``articles/README.md``); ``site.yaml``: the pages
   around them (Main Page, disambiguation and duplicate pages, spin-off/talk/user/help pages).
-- ``serve_sample_wiki`` / ``start_sample_wiki``: the site over HTTP (``jarvis sample-wiki``).
+- ``serve_sample_wiki`` / ``start_sample_wiki``: the site over HTTP (``jarvis sample-wiki``), with
+  ``/api.php`` (jarvis/wikiapi over ``store.SampleWikiStore``) and edits at run time for tests
+  (``server.site.edit/create/move/delete``).
 - ``build_corpus``: ``corpus.jsonl`` from the same sources (``python -m jarvis.samplewiki build-corpus``).
 """
 from jarvis.samplewiki.corpus import build_corpus, corpus_pages

@@ -25,6 +25,7 @@ from jarvis.samplewiki.titles import (
 )
 
 MEDIAWIKI_VERSION = "1.43.1"
+API_PATH = "/api.php"                     # the Action API (wgScriptPath is "")
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 DISAMBIGUATION_NOTICE = ("This disambiguation page lists articles associated with the same title. If an internal "
                          "link led you here, you may wish to change the link to point directly to the intended article.")
@@ -89,6 +90,10 @@ class Renderer:
     def _blocks_body(self, title: str, blocks: list[Block], extra: str = "") -> str:
         body = Body(self.wiki, title)
         return wrap_parser_output(body.blocks(blocks) + extra)
+
+    def forget(self, title: str) -> None:
+        """Drop what was rendered for an article, after it changed."""
+        self._article_bodies.pop(title, None)
 
     def content_html(self, title: str) -> str:
         """#mw-content-text of an existing, non-redirect page."""
@@ -220,6 +225,7 @@ class Renderer:
             "wgRestrictionEdit": [], "wgRestrictionMove": [],
             "wgSiteName": SITE_NAME,
             "wgIsMainPage": title == MAIN_PAGE,
+            "wgScriptPath": "",
         }
         if view.redirected_from:
             rlconf["wgRedirectedFrom"] = dbkey(view.redirected_from)
@@ -234,6 +240,7 @@ class Renderer:
             "mediawiki_version": MEDIAWIKI_VERSION,
             "robots": view.robots,
             "canonical_url": self.base_url + url_path(title),
+            "api_url": self.base_url + API_PATH,
             "body_class": (f"skin-vector-legacy mediawiki ltr sitedir-ltr mw-hide-empty-elt ns-{number} {space} "
                            f"page-{page_class} rootpage-{page_class} skin-vector action-{view.action}"),
             "site_name": SITE_NAME,

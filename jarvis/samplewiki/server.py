@@ -2,7 +2,8 @@
 
 URLs: ``/w/Title_with_underscores`` (a title not in normal form gets a 301 to it), redirects
 served with status 200 and "(Redirected from X)", ``/w/X?redirect=no`` for the redirect itself,
-``/index.php?title=X&action=...``, ``/`` -> 301 ``/w/Main_Page``, ``/robots.txt``, unknown
+``/index.php?title=X&action=...``, ``/api.php`` (the Action API subset of jarvis/wikiapi), ``/`` -> 301
+``/w/Main_Page``, ``/robots.txt``, unknown
 titles -> 404 with the wiki's "There is currently no text in this page". Every 200 page has an
 ``ETag`` (hash of the bytes served) and ``Last-Modified`` (the source file's mtime), and answers
 ``If-None-Match`` / ``If-Modified-Since`` with ``304 Not Modified``.
@@ -24,9 +25,11 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from jarvis.config import SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT
 from jarvis.errors import JarvisError
-from jarvis.samplewiki.render import HtmlPage, Renderer
+from jarvis.samplewiki.render import API_PATH, HtmlPage, Renderer
 from jarvis.samplewiki.site import SampleWiki
 from jarvis.samplewiki.special import Redirect, special_page
+from jarvis.samplewiki.store import SampleWikiStore
+from jarvis.wikiapi import ActionApi
 from jarvis.samplewiki.titles import MAIN_PAGE, dbkey, namespace_number, normalize_title, split_namespace, url_path
 
 log = logging.getLogger(__name__)
@@ -35,12 +38,12 @@ DEFAULT_HOST = SAMPLE_WIKI_HOST
 DEFAULT_PORT = SAMPLE_WIKI_PORT
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 HTML = "text/html; charset=UTF-8"
-# Crawlers stay out of the endless and the personal parts, as on the real wiki.
+# Crawlers stay out of the endless and the personal parts, as on the real wiki; api.php is open
+# to them (it is the cheap way to read the wiki).
 ROBOTS_TXT = """\
 # robots.txt of the Jarvis sample wiki
 User-agent: *
 Disallow: /index.php
-Disallow: /api.php
 Disallow: /load.php
 Disallow: /w/Special:
 Disallow: /w/Special%3A
@@ -61,6 +64,7 @@ class Response:
     content_type: str = HTML
     location: str | None = None
     last_modified: float | None = None     # set on cacheable pages: they get ETag and Last-Modified
+    headers: tuple[tuple[str, str], ...] = ()   # more headers (the API's Retry-After)
     etag: str | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
@@ -95,6 +99,8 @@ class SampleWikiSite:
         self.wiki = wiki
         self.base_url = base_url.rstrip("/")
         self.renderer = Renderer(wiki, self.base_url)
+        self.store = SampleWikiStore(wiki, self.renderer, self.base_url)
+        self.api = ActionApi(self.store)
         self.pages = {title: Response.page(self.renderer.page(title)) for title in wiki.page_titles()}
         self.redirected = {name: Response.page(self.renderer.page(target, redirected_from=name))
                            for name, target in wiki.redirects.items()}
@@ -117,12 +123,45 @@ class SampleWikiSite:
             if "title" not in query and "search" in query:
                 query["title"] = "Special:Search"
             return self._title(query.get("title", MAIN_PAGE), query, normalize_url=False)
+        if path == API_PATH:
+            answer = self.api.respond(query)
+            return Response(answer.status, answer.body, answer.content_type, headers=tuple(answer.headers.items()))
         if path == "/load.php":
             return Response(200, self.static["css"], "text/css; charset=utf-8", last_modified=self.wiki.newest_mtime)
         if path.startswith("/images/") or path == "/favicon.ico":
             return Response(200, self.static["png"], "image/png", last_modified=self.wiki.newest_mtime)
         return Response(404, b"<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1>"
                              b"<p>The requested URL was not found on this server.</p></body></html>")
+
+    # ------------------------------------------------------------------ changes at run time
+
+    def edit(self, title: str, text: str) -> None:
+        """Replace an article's body (sources' markup); recorded in list=recentchanges."""
+        self._refresh(self.store.edit(title, text))
+
+    def create(self, title: str, text: str, group: str, categories: tuple[str, ...] = ()) -> None:
+        self._refresh(self.store.create(title, text, group, categories))
+
+    def move(self, old: str, new: str) -> None:
+        """Rename an article, leaving a redirect behind."""
+        self._refresh(self.store.move(old, new))
+
+    def delete(self, title: str) -> None:
+        """Delete an article with its redirects and duplicates."""
+        self._refresh(self.store.delete(title))
+
+    def _refresh(self, titles: set[str]) -> None:
+        """Render the changed pages again (their titles may have appeared or gone)."""
+        pages, redirected = dict(self.pages), dict(self.redirected)
+        for title in titles:
+            pages.pop(title, None)
+            redirected.pop(title, None)
+            kind = self.wiki.kind(title)
+            if kind == "redirect":
+                redirected[title] = Response.page(self.renderer.page(self.wiki.redirects[title], redirected_from=title))
+            elif kind is not None:
+                pages[title] = Response.page(self.renderer.page(title))
+        self.pages, self.redirected = pages, redirected   # swapped whole: requests in flight see one or the other
 
     def _redirect(self, path: str, status: int) -> Response:
         location = self.base_url + path
@@ -195,6 +234,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Vary", "Accept-Encoding, Cookie")
         if response.location:
             self.send_header("Location", response.location)
+        for name, value in response.headers:
+            self.send_header(name, value)
         if not not_modified:
             self.send_header("Content-Type", response.content_type)
             self.send_header("Content-Length", str(len(response.body)))

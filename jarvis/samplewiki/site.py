@@ -47,6 +47,14 @@ class SampleWiki:
         self.disambiguations = disambiguations          # title -> body
         self.duplicates = duplicates                    # duplicate title -> article title
         self.pages = pages                              # other page title -> body
+        self.site_mtime = site_mtime
+        self._source_articles = articles                # kept for problems(): titles may collide
+        self.reindex()
+
+    def reindex(self) -> None:
+        """Derive redirects, categories, files and navbox templates from the articles (again,
+        after an article was added, changed, moved or deleted)."""
+        articles = list(self.articles.values())
         self.redirects: dict[str, str] = {}             # redirect title -> article title
         for article in articles:
             for name in article.redirects:
@@ -58,8 +66,7 @@ class SampleWiki:
         self.files = {self.file_title(a.title): a.title for a in articles if a.infobox}
         used_groups = {a.group for a in articles}
         self.templates = {NAVBOX_TITLES[g]: g for g in GROUPS if g in used_groups}   # navbox template -> group
-        self.newest_mtime = max([site_mtime] + [a.mtime for a in articles])
-        self._source_articles = articles                # kept for problems(): titles may collide
+        self.newest_mtime = max([self.site_mtime] + [a.mtime for a in articles])
 
     @classmethod
     def load(cls, articles_dir: Path = ARTICLES_DIR, site_file: Path = SITE_FILE) -> "SampleWiki":
