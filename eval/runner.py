@@ -85,7 +85,8 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
     if missing:
         log.warning("expected pages not in the corpus (these questions score 0): %s", ", ".join(missing))
 
-    eval_home = config.home / "eval-indexes"
+    # One set of indexes per corpus file: evaluating two corpora in turn must not rebuild each time.
+    eval_home = config.home / "eval-indexes" / _corpus_key(options.corpus)
     tuned_dir = options.index_dir or ensure_index(options.corpus, eval_home / "tuned", profile="tuned",
                                                   progress=options.progress)
     profiles = {"tuned": tuned_dir}
@@ -129,6 +130,13 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
     for path in report.write_all(options.out_dir, options.json_path):
         log.info("wrote %s", path)
     return report
+
+
+def _corpus_key(corpus: Path) -> str:
+    import hashlib
+
+    where = hashlib.sha1(str(corpus.resolve()).encode("utf-8")).hexdigest()[:8]
+    return f"{corpus.stem}-{where}"
 
 
 def _display_path(path: Path) -> str:

@@ -46,8 +46,7 @@ GLOSSARY: dict[str, str] = {
     "hell": "the nether", "end dimension": "the end", "nether fort": "nether fortress",
     "bastion": "bastion remnant", "mansion": "woodland mansion",
     # mechanics
-    "xp": "experience", "exp": "experience", "hp": "health", "hearts": "health", "hunger": "food",
-    "hunger bar": "food", "day night cycle": "daylight cycle", "day length": "daylight cycle",
+    "xp": "experience", "exp": "experience", "hp": "health", "hearts": "health", "day night cycle": "daylight cycle", "day length": "daylight cycle",
     "minecraft day": "daylight cycle", "mob cap": "spawn", "afk": "idle",
 }
 

@@ -110,12 +110,16 @@ class _OpenGeneration:
         if not self.profile.dense:
             return [self._hit(docnum, score, rank, None) for rank, (docnum, score) in enumerate(lexical)]
         fused: dict[str, dict] = {}
-        for rank, (docnum, _score) in enumerate(lexical):
+        best = lexical[0][1] if lexical else 0.0
+        for rank, (docnum, score) in enumerate(lexical):
             entry = fused.setdefault(self.searcher.stored_fields(docnum)["title"], {"docnum": docnum})
-            entry["lexical"] = rank
+            entry["lexical"] = (rank, score / best if best > 0 else 0.0)
         if self.vectors is not None and query_vector is not None:
-            for rank, (title, _cosine) in enumerate(self.vectors.nearest(query_vector, settings.depth)):
-                fused.setdefault(title, {})["dense"] = rank
+            nearest = self.vectors.nearest(query_vector, settings.depth)
+            if nearest:
+                high, low = nearest[0][1], nearest[-1][1]
+                for rank, (title, cosine) in enumerate(nearest):
+                    fused.setdefault(title, {})["dense"] = (rank, (cosine - low) / (high - low) if high > low else 1.0)
         asked = asked_kinds(words)
         scored = []
         for title, entry in fused.items():
@@ -125,13 +129,14 @@ class _OpenGeneration:
                 if docnum is None:
                     continue   # vectors of a page no longer indexed: cannot happen in a finished generation
             fields = self.searcher.stored_fields(docnum)
-            score = sum(weight / (settings.rrf_k + 1 + entry[side])
+            score = sum(weight * _fused_part(settings, *entry[side])
                         for side, weight in (("lexical", settings.lexical_weight), ("dense", settings.dense_weight))
                         if side in entry)
             score *= kind_weight(fields.get("kind") or "article", asked, settings.kind_prior)
             scored.append((score, docnum, entry))
         scored.sort(key=lambda item: -item[0])
-        return [self._hit(docnum, score, entry.get("lexical"), entry.get("dense")) for score, docnum, entry in scored[:k]]
+        return [self._hit(docnum, score, entry.get("lexical", (None,))[0], entry.get("dense", (None,))[0])
+                for score, docnum, entry in scored[:k]]
 
     def _lexical(self, words: str, limit: int) -> list[tuple[int, float]] | None:
         """(docnum, BM25F score) of the best pages; None when the question has no searchable word."""
@@ -152,6 +157,13 @@ class _OpenGeneration:
 
     def close(self) -> None:
         self.searcher.close()
+
+
+def _fused_part(settings: RetrievalSettings, rank: int, scaled: float) -> float:
+    """One ranking's share of a page's fused score (see RetrievalSettings.fusion)."""
+    if settings.fusion == "rrf":
+        return 1.0 / (settings.rrf_k + 1 + rank)
+    return scaled
 
 
 class Searcher:

@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 
 from jarvis.config import SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT, Config
 from jarvis.errors import JarvisError, first_line
+from jarvis.readers import READERS
 from jarvis.logs import setup_logging
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,8 @@ def _reader_settings(args: argparse.Namespace, config: Config):
     reader = replace(config.reader, model=args.model or config.reader.model,
                      quantize=config.reader.quantize if args.int8 is None else args.int8,
                      max_paragraphs=args.max_paragraphs or config.reader.max_paragraphs)
+    if args.reader:
+        reader = replace(reader, reader=args.reader)
     return replace(reader, model="") if args.fallback else reader
 
 
@@ -190,6 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     reader_opts.add_argument("--model", metavar="ID_OR_PATH", help="QA model: hub id or local directory "
                              f"(default: $JARVIS_MODEL or {Config().reader.model})")
     reader_opts.add_argument("--fallback", action="store_true", help="use the offline fallback reader, no QA model")
+    reader_opts.add_argument("--reader", choices=sorted(READERS), default=None,
+                             help="answer with this reader (default: the QA model, else the offline fallback)")
     reader_opts.add_argument("--int8", action=argparse.BooleanOptionalAction, default=None,
                              help="dynamic int8 quantization of the QA model on a CPU, about 2.7x faster "
                                   "(default: on; --no-int8 for full precision)")

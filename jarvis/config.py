@@ -60,6 +60,7 @@ class FallbackSettings:
 @dataclass(frozen=True)
 class ReaderSettings:
     model: str = DEFAULT_MODEL          # hub id or local directory
+    reader: str = ""                    # a name of jarvis.readers.READERS; "" = the span reader, else the fallback
     max_seq_len: int = 384              # tokens per window (question + context)
     doc_stride: int = 128               # overlap between windows of a long paragraph
     max_answer_tokens: int = 30         # longest span considered

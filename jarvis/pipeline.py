@@ -151,7 +151,7 @@ class Jarvis:
         searcher = Searcher(Path(index_dir), config.retrieval)
         try:
             searcher.warm_up()   # the question encoder of a hybrid index; the fallback reader shares it
-            reader = load_reader(config.reader, encoder=searcher.encoder)
+            reader = load_reader(config.reader, encoder=searcher.encoder, name=config.reader.reader or None)
         except BaseException:
             searcher.close()
             raise

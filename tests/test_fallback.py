@@ -82,3 +82,62 @@ TRIMMING_CASES = {
 @pytest.mark.parametrize("question, paragraphs, title, expected", TRIMMING_CASES.values(), ids=TRIMMING_CASES)
 def test_question_kind_picks_and_trims_the_answer(reader, question, paragraphs, title, expected):
     assert answer(reader, question, *paragraphs, title=title) == expected
+
+
+# --------------------------------------------------------------------------- sections, tables, subjects
+
+
+def passages_of(*pages):
+    """Passages of made-up pages: (title, [(section path, text), ...]) in rank order."""
+    return [Passage(title, text, rank, index, section=tuple(section))
+            for rank, (title, paragraphs) in enumerate(pages) for index, (section, text) in enumerate(paragraphs)]
+
+
+GLIMMER = ("Glimmer", [
+    ([], "A glimmer is a small glowing mob that floats over lakes at night."),
+    (["Behavior"], "Glimmers drift slowly and drop down to the water when a player comes close."),
+    (["Drops", "On death"], "An adult glimmer drops:"),
+    (["Drops", "On death"], "Glow Dust \u2014 Roll Chance: 100%; Quantity: 1\u20133."),
+    (["Drops", "On death"], "Lake Pearl \u2014 Roll Chance: 10%; Quantity: 0\u20131."),
+    (["Drops", "On death"], "1\u20133 experience orbs are dropped when a player kills it."),
+    (["Taming"], "A glimmer can be tamed by feeding it lake pearls until hearts appear."),
+    (["Usage", "Crafting ingredient"], "Glow Lamp \u2014 Ingredients: Glow Dust + Glass."),
+    (["Obtaining", "Crafting"], "Glass + Glow Dust + Lake Pearl \u2014 Description: The dust glows for ever."),
+])
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("what do glimmers drop?", "Glow Dust"),                       # the drop table's first item, not the xp
+    ("how do you tame a glimmer?", "by feeding it lake pearls until hearts appear"),   # the "Taming" section
+])
+def test_the_section_that_holds_the_answer_answers(reader, question, expected):
+    assert reader.read(question, passages_of(GLIMMER)).text == expected
+
+
+def test_a_recipe_question_reads_the_crafting_section_not_the_ingredient_uses(reader):
+    page = ("Glimmer lamp", [
+        ([], "A glimmer lamp is a light block."),
+        (["Obtaining", "Crafting"], "Glass + Glow Dust \u2014 Description: Lights up at night."),
+        (["Usage", "Crafting ingredient"], "Lamp Post \u2014 Ingredients: Glimmer Lamp + Stick."),
+    ])
+    assert reader.read("how do i craft a glimmer lamp", passages_of(page)).text == "Glass + Glow Dust"
+
+
+def test_the_subjects_own_page_answers_not_a_page_about_something_else(reader):
+    # The related page says more words of the question, but the question is about the glimmer.
+    related = ("Lake", [([], "Lakes are where glimmers spawn at night, and glimmers drop pearls into lakes.")])
+    assert reader.read("where do glimmers spawn?", passages_of(related, GLIMMER)).passage.title == "Glimmer"
+
+
+def test_a_general_page_named_by_the_question_word_is_not_the_subject(reader):
+    general = ("Drops", [([], "Mobs drop items when killed: for example glimmers drop glow dust.")])
+    span = reader.read("what do glimmers drop?", passages_of(general, GLIMMER))
+    assert (span.passage.title, span.text) == ("Glimmer", "Glow Dust")
+
+
+def test_a_table_row_is_answered_with_a_part_of_it(reader):
+    page = ("Glimmer block", [
+        ([], "A glimmer block is a bright block."),
+        (["Breaking"], "Hardness \u2014 Glimmer block: 0.5."),
+    ])
+    assert reader.read("how hard is a glimmer block, what hardness?", passages_of(page)).text == "0.5"

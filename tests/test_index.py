@@ -437,7 +437,9 @@ def test_searches_during_rebuilds_see_the_old_or_the_new_index(tmp_path):
                 workbench = searcher.search("workbench crafting")
                 cake = searcher.search("cake")
                 assert workbench and workbench[0].title == "Crafting table" and workbench[0].paragraphs
-                seen.add(tuple(titles(cake)[:1]))
+                # the old index has no Cake page (the dense side then offers its nearest pages instead)
+                seen.add(("Cake",) if titles(cake)[:1] == ["Cake"] else ())
+                assert "Cake" not in titles(cake)[1:]
             except BaseException as exc:     # noqa: BLE001 - reported by the main thread
                 errors.append(exc)
                 return

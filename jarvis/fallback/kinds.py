@@ -26,8 +26,11 @@ QUESTION_KINDS = (
     (TOOL, re.compile(r"^(what|which) (\w+ )?(tool|pickaxe)s?\b")),
     (DROPS, re.compile(r"\b(drop|drops|loot)\b")),
 )
-# A number: "8", "1.5", "1,280", "0-2", "20-34", "Y=40", "25%".
-NUMBER = r"(?:[xyz]\s?=\s?)?-?\d+(?:[.,]\d+)*(?:\s?[-\u2013]\s?\d+(?:[.,]\d+)*)?%?"
+# A number: "8", "1.5", "1,280", "0-2", "20-34", "Y=40", "25%", a duration "2:28" or "1:40:00", a size
+# "4×5", or a count in words ("twelve").
+NUMBER = (r"(?:(?:[xyz]\s?=\s?)?-?\d+(?::\d\d){1,2}|(?:[xyz]\s?=\s?)?-?\d+(?:[.,]\d+)*"
+          r"(?:\s?[-\u2013\u00d7x]\s?\d+(?:[.,]\d+)*)?%?|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|"
+          r"twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred)\b)")
 # A count of ingredients, in digits or words ("4 Sand", "four Planks").
 COUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+[a-z]",
                    re.IGNORECASE)

@@ -114,9 +114,8 @@ class SentenceReader:
                               section=0.0 if definition else self._section_score(kind, asked, b))
                   .combine(weights) for b, x in zip(blocks, words)]
         # The subject's own page answers when it says anything about the question (see the module doc).
-        own = [s for s in scored if s.subject and s.words > 0]
-        if own:
-            scored = own
+        if any(s.subject and s.words > 0 for s in scored):
+            scored = [s for s in scored if s.subject]
         scored.sort(key=lambda b: -b.score)
         if self.encoder is None:
             return scored
@@ -161,7 +160,9 @@ class SentenceReader:
         settings = self.settings
         kind = question_kind(question)
         best_blocks = self.score_blocks(question, passages)[:settings.typed_blocks if kind else settings.plain_blocks]
-        query = query_terms(self.analyzer, expand_question(question), kind)
+        # The player's own words: the wiki's names (glossary) helped find the blocks, but in a sentence
+        # they mostly match the definition ("A desert pyramid, also known as a desert temple, is ...").
+        query = query_terms(self.analyzer, question, kind)
         candidates = [(block, s) for block in best_blocks for s in block.block.sentences()]
         if not candidates:
             return []
@@ -197,11 +198,14 @@ class SentenceReader:
     def _trim_row(self, kind: str | None, asked: set[str], text: str, row) -> tuple[int, int]:
         """The answer in a table row: what the row is about for drops and recipes (the item, the
         ingredients), else the cell whose header or value names what was asked, else the row's subject."""
-        if kind not in (DROPS, RECIPE):
+        if kind not in (DROPS, RECIPE) and row.cells:
             cells = [(len(asked & set(self.analyzer.terms(text[c.header_start:c.header_end]))), c)
                      for c in row.cells]
-            matched, best = max(cells, key=lambda pair: pair[0], default=(0, None))
-            if matched and best is not None:
+            matched, best = max(cells, key=lambda pair: pair[0])
+            if not matched and asked & set(self.analyzer.terms(text[row.subject_start:row.subject_end])):
+                # A transposed table: the row is the property asked for ("Hardness — Glimmer block: 0.5").
+                matched, best = 1, row.cells[0]
+            if matched:
                 typed = trim_to_kind(kind, text, best.value_start, best.value_end, best.value_start, best.value_end)
                 return typed if typed is not None else (best.value_start, best.value_end)
         return row.subject_start, row.subject_end

