@@ -46,7 +46,8 @@ class Page:
     def __post_init__(self) -> None:
         if not self.sha1:
             self.sha1 = content_sha1(self.paragraphs)
-        if self.sections is None:
+        if self.sections is None or (len(self.sections) != len(self.paragraphs) and not any(self.sections)):
+            # All-lead paths say nothing: they follow the paragraphs (also through dataclasses.replace).
             self.sections = [[] for _ in self.paragraphs]
         if len(self.sections) != len(self.paragraphs):
             raise ValueError(f'"sections" has {len(self.sections)} entries for {len(self.paragraphs)} paragraphs')

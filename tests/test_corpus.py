@@ -102,7 +102,7 @@ def test_the_structure_keys_are_optional_and_round_trip(tmp_path):
 
 
 @pytest.mark.parametrize("fields, needle", [
-    ({"sections": [[]] * 2}, '"sections" has 2 entries for 1 paragraphs'),
+    ({"sections": [["Drops"]] * 2}, '"sections" has 2 entries for 1 paragraphs'),
     ({"sections": ["Drops"]}, '"sections" must be a list of lists of strings'),
     ({"sections": [[1]]}, '"sections" must be a list of lists of strings'),
     ({"sections": "Drops"}, '"sections" must be a list of lists of strings'),
