@@ -10,7 +10,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from crawler import CrawlSettings, crawl, read_corpus
-from crawler.extract import clean_text
+from crawler.extract import clean_text, extract_article
 from jarvis.realbed import RealBed, RealBedSite
 from jarvis.realbed.site import ROBOTS_TXT
 from jarvis.samplewiki.titles import url_path
@@ -107,3 +107,17 @@ def test_odd_titles_round_trip_and_unknown_titles_are_404(realbed):
 
 def test_robots_txt_has_wildcard_rules():
     assert "Disallow: /*?action=" in ROBOTS_TXT and "Disallow: /w/Special:*" in ROBOTS_TXT
+
+
+def test_navboxes_the_bed_saved_as_tables_are_served_as_navboxes_and_are_not_content(realbed):
+    from jarvis.realbed.site import is_navbox
+
+    title = next(t for t, p in sorted(realbed.pages.items()) if not t.startswith("Tutorials/")
+                 and any(kind == "table" and is_navbox(v) for s in p.sections for kind, v in s.blocks))
+    site = RealBedSite(realbed, "http://127.0.0.1:1")
+    html = site.respond(url_path(title)).body
+    assert BeautifulSoup(html, "lxml").select(".mw-parser-output .navbox .navbox-group")
+    article = extract_article(html, "http://127.0.0.1:1" + url_path(title), tables="text")
+    groups = {clean_text(v[1][0]) for s in realbed.pages[title].sections for kind, v in s.blocks
+              if kind == "table" and is_navbox(v)}
+    assert not [p for p in article.paragraphs if any(p.startswith(g + " — ") for g in groups)]

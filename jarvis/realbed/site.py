@@ -198,6 +198,7 @@ class _ArticleBody:
         self.toc: list[dict] = []
         self.notes = 0
         self.edit = 0
+        self.navboxes = False    # the last table was a navbox: the page's navboxes have begun
 
     def render(self) -> tuple[str, list[dict]]:
         out: list[str] = []
@@ -242,7 +243,9 @@ class _ArticleBody:
             elif kind == "hatnote":
                 out.append(self.hatnote(str(value)))
             elif kind == "table":
-                out.append(table_html(value))  # type: ignore[arg-type]
+                rows = value  # type: ignore[assignment]
+                self.navboxes = is_navbox(rows, self.navboxes)
+                out.append(navbox_html(rows) if self.navboxes else table_html(rows))
         if items:
             out.append("<ul>" + "".join(items) + "</ul>")
         return out
@@ -341,6 +344,30 @@ def table_html(rows: list[list[str]]) -> str:
                 cells.append(f"<td>{_cell(text)}\n</td>")
         lines.append("<tr>" + "".join(cells) + "</tr>")
     return '<table class="wikitable">\n<tbody>' + "\n".join(lines) + "</tbody></table>"
+
+
+def is_navbox(rows: list[list[str]], after_navbox: bool = False) -> bool:
+    """A navbox the bed's crawl saved as a table: a title row over two columns, then rows of a short
+    group name and a list of page names ("Utilities" | "Boat<br/>Bucket<br/>..."); after a navbox,
+    any two-column table of short group names (the crawl split nested groups into tables of their
+    own). The live wiki marks these ``.navbox``, so the mirror does too."""
+    if not rows or any(len(row) != 2 or len(row[0].split()) > 6 for row in rows):
+        return False
+    if after_navbox:
+        return True
+    if len(rows) < 2 or not rows[0][0] or rows[0][1]:
+        return False
+    return any(_BREAK.search(cell) or (len(cell.split()) > 8 and ". " not in cell) for _, cell in rows[1:])
+
+
+def navbox_html(rows: list[list[str]]) -> str:
+    title = rows[0][0]
+    lines = [f'<tr><th colspan="2" class="navbox-title">{_inline(title)}</th></tr>']
+    for group, cell in rows[1:]:
+        items = "".join(f"<li>{_inline(item.strip())}</li>" for item in _BREAK.split(cell) if item.strip())
+        lines.append(f'<tr><th scope="row" class="navbox-group">{_inline(group)}</th>'
+                     f'<td class="navbox-list hlist"><ul>{items}</ul></td></tr>')
+    return f'<div role="navigation" class="navbox"><table class="navbox-inner"><tbody>{"".join(lines)}</tbody></table></div>'
 
 
 def _header_groups(header: list[str]) -> list[tuple[int, int, str]]:
