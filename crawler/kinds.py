@@ -15,8 +15,8 @@ lead paragraph and the hatnotes, and decides in this order (the first rule that 
 5. ``spinoff``: a spin-off game's namespace ("Minecraft Dungeons:..."), a title, category or lead
    that places the page in Minecraft Dungeons, Earth, Legends, Story Mode or Education (the lead
    must name the game as the page's setting, "... in Minecraft Dungeons", not in passing);
-6. ``removed``: "(old)" in the title, a "Removed ..." or "Unused ..." category, or a lead written in
-   the past tense ("X was a block that ...", "X were ...") or calling it unused/removed/scrapped;
+6. ``removed``: "(old)" or "/Before ..." (a page of what was before a version) in the title, a
+   "Removed ..." or "Unused ..." category, or a lead written in the past tense ("X was a block that ...", "X were ...") or calling it unused/removed/scrapped;
 7. ``article`` otherwise.
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ _VERSION_LEAD = re.compile(
     r" )*(?:(?:major|minor|hotfix) update\b|(?:update|snapshot|pre-release|release candidate|beta version|"
     r"development versions?|release|build) (?:to|for|of|released)\b|version of (?:java|bedrock|pocket|legacy|"
     r"minecraft|survival test|indev|infdev|classic|alpha|beta|education)\b)", re.IGNORECASE)
-_PAST_TENSE_LEAD = re.compile(r"^(?:(?:the|an?)\s+)?[^.,]{1,80}?\s(?:was|were)\s(?!(?:added|introduced|"
+_PAST_TENSE_LEAD = re.compile(r"^(?:(?:the|an?)\s+)?[^.]{1,80}?\s(?:was|were)\s(?!(?:added|introduced|"
                               r"released|renamed|first|originally|created|called|known)\b)", re.IGNORECASE)
 _PRESENT_TENSE = re.compile(r"\b(?:is|are)\b", re.IGNORECASE)
 _REMOVED_WORDS = re.compile(r"\b(?:unused|removed|scrapped|cancelled|canceled|no longer (?:exists|available|"
@@ -114,7 +114,7 @@ def _is_spin_off(prefix: str, title: str, categories: list[str], sentence: str,
 
 
 def _is_removed(title: str, categories: list[str], sentence: str) -> bool:
-    if title.endswith("(old)") or any(c.startswith(("removed", "unused")) for c in categories):
+    if title.endswith("(old)") or "/before " in title or any(c.startswith(("removed", "unused")) for c in categories):
         return True
     if not sentence:
         return False
