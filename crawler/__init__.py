@@ -4,16 +4,18 @@ Public API:
 - ``crawl(start_url, out_path, settings, max_pages=, resume=, progress=, update=) -> CrawlReport``: through
   the MediaWiki Action API where the wiki has one (``crawler.mwapi``), else by following links;
   ``update`` fetches only what changed since the last crawl (docs/crawler-api.md)
-- ``extract_article(html, url) -> ExtractedPage | None``: one page's title and prose paragraphs
+- ``extract_article(html, url, tables=) -> ExtractedPage | None``: one page's title, paragraphs and section paths
+- ``classify_page(title, ...) -> str``: the page's kind, one of ``PAGE_KINDS``
 - ``CrawlSettings``, ``CrawlReport``, ``CrawlError`` (user error), ``Page`` and the corpus helpers
 """
-from crawler.corpus import CorpusError, Page, content_sha1, iter_corpus, read_corpus, write_corpus
+from crawler.corpus import PAGE_KINDS, CorpusError, Page, content_sha1, iter_corpus, read_corpus, write_corpus
 from crawler.crawl import CrawlError, CrawlReport, crawl
 from crawler.extract import ExtractedPage, extract_article
 from crawler.filters import skip_reason
+from crawler.kinds import classify_page
 from crawler.settings import CrawlSettings
 
 __all__ = [
-    "CorpusError", "CrawlError", "CrawlReport", "CrawlSettings", "ExtractedPage", "Page", "content_sha1",
+    "PAGE_KINDS", "classify_page", "CorpusError", "CrawlError", "CrawlReport", "CrawlSettings", "ExtractedPage", "Page", "content_sha1",
     "crawl", "extract_article", "iter_corpus", "read_corpus", "skip_reason", "write_corpus",
 ]

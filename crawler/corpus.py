@@ -1,8 +1,12 @@
 """The corpus: the data format between the crawler and the index (see DESIGN.md).
 
 One page per JSONL line: ``{"title", "url", "aliases", "paragraphs", "sha1"}``, plus the optional
-``"sections"`` (the heading path of each paragraph, ``[]`` for the lead), ``"kind"`` (PAGE_KINDS) and
-``"categories"``. Corpora without the optional keys still load.
+keys of the structure-aware crawl (old corpora without them still load):
+
+- ``"sections"``: one section path per paragraph (same length as ``paragraphs``): the heading
+  texts from h2 down, e.g. ``["Drops", "On death"]``; ``[]`` for the lead;
+- ``"kind"``: what the page is, one of ``PAGE_KINDS`` (``"article"`` when absent);
+- ``"categories"``: the categories the page shows (absent when it shows none).
 """
 from __future__ import annotations
 
@@ -17,8 +21,8 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 
-# What a page is: a current article about Minecraft itself, or one of the kinds retrieval plays down
-# unless the question asks for them.
+# What a page is (crawler.kinds decides): an article about Minecraft itself, or something a plain
+# question should not be answered from unless it asks for it.
 PAGE_KINDS = ("article", "tutorial", "joke", "removed", "spinoff", "version", "disambiguation")
 
 
@@ -35,27 +39,25 @@ class Page:
     paragraphs: list[str]           # prose paragraphs and list items, reading order, text only
     aliases: list[str] = field(default_factory=list)  # other titles that reached this content
     sha1: str = ""                  # of the normalized content; filled in if empty
-    sections: list[list[str]] = field(default_factory=list)  # heading path per paragraph ([] = lead)
+    sections: list[list[str]] | None = None  # section path of each paragraph ([] = lead); None: all lead
     kind: str = "article"           # one of PAGE_KINDS
-    categories: list[str] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)  # as the page shows them
 
     def __post_init__(self) -> None:
         if not self.sha1:
             self.sha1 = content_sha1(self.paragraphs)
-        if not self.sections:
+        if self.sections is None or (len(self.sections) != len(self.paragraphs) and not any(self.sections)):
+            # All-lead paths say nothing: they follow the paragraphs (also through dataclasses.replace).
             self.sections = [[] for _ in self.paragraphs]
         if len(self.sections) != len(self.paragraphs):
             raise ValueError(f'"sections" has {len(self.sections)} entries for {len(self.paragraphs)} paragraphs')
         if self.kind not in PAGE_KINDS:
-            raise ValueError(f'unknown page kind {self.kind!r} (one of {", ".join(PAGE_KINDS)})')
+            raise ValueError(f'"kind" must be one of {", ".join(PAGE_KINDS)}, got {self.kind!r}')
 
     def to_json(self) -> dict:
         data = {"title": self.title, "url": self.url, "aliases": list(self.aliases),
-                "paragraphs": list(self.paragraphs), "sha1": self.sha1}
-        if any(self.sections):
-            data["sections"] = [list(path) for path in self.sections]
-        if self.kind != "article":
-            data["kind"] = self.kind
+                "paragraphs": list(self.paragraphs), "sha1": self.sha1,
+                "sections": [list(path) for path in self.sections], "kind": self.kind}
         if self.categories:
             data["categories"] = list(self.categories)
         return data
@@ -69,16 +71,18 @@ class Page:
                    paragraphs=_strings_field(data, "paragraphs"),
                    aliases=_strings_field(data, "aliases", default=[]),
                    sha1=_string_field(data, "sha1", default=""),
-                   sections=_sections_field(data),
-                   kind=_string_field(data, "kind", default="article"),
+                   sections=_sections_field(data), kind=_string_field(data, "kind", default="article"),
                    categories=_strings_field(data, "categories", default=[]))
 
 
-def _sections_field(data: dict) -> list[list[str]]:
-    value = data.get("sections", [])
+def _sections_field(data: dict) -> list[list[str]] | None:
+    """data["sections"], a list of lists of strings (its length is checked by Page); None when missing."""
+    if "sections" not in data:
+        return None
+    value = data["sections"]
     if not isinstance(value, list) or not all(
-            isinstance(path, list) and all(isinstance(h, str) for h in path) for path in value):
-        raise ValueError('"sections" must be a list of lists of strings')
+            isinstance(path, list) and all(isinstance(name, str) for name in path) for path in value):
+        raise ValueError('"sections" must be a list of lists of strings (one section path per paragraph)')
     return [list(path) for path in value]
 
 

@@ -23,13 +23,14 @@ from tqdm import tqdm
 
 from crawler.corpus import CorpusError, content_sha1, iter_corpus, write_corpus
 from crawler.dedupe import build_pages, identity
-from crawler.extract import TABLE_MODES, ExtractedPage, extract_article
+from crawler.extract import ExtractedPage, extract_article
 from crawler.fetch import UNREACHABLE, FetchResult, Fetcher, Validators
-from crawler.filters import FOLLOW_LINKS_OF, followable_links, skip_reason
+from crawler.filters import FOLLOW_LINKS_OF, followable_links, page_kind, skip_reason
 from crawler.journal import (CrawlState, Document, FetchRecord, Journal, journal_path, load_state, save_state,
                              state_path)
 from crawler.mwapi import ApiError, Listing, PageFacts, WikiApi, changed_titles, find_api_url
 from crawler.settings import CrawlSettings
+from crawler.tables import TABLE_MODES
 from crawler.urls import Scope, article_url, normalize_url
 
 log = logging.getLogger(__name__)
@@ -511,7 +512,8 @@ class _Crawl:
         document = Document(
             url=result.final_url, title=page.title, canonical_url=page.url, skip=skip,
             sha1=content_sha1(page.paragraphs) if article else "",
-            paragraphs=page.paragraphs if article else [],
+            paragraphs=page.paragraphs if article else [], sections=page.sections if article else [],
+            kind=page_kind(page, self.settings), categories=page.categories,
             redirected_from=page.redirected_from, etag=result.etag, last_modified=result.last_modified)
         # Through the API the listing has every page: links are not followed.
         links = followable_links(page, scope, self.settings) if skip in FOLLOW_LINKS_OF and self.api is None else []
@@ -535,7 +537,7 @@ class _Crawl:
             if record.skip is None:
                 self.contents.add(document.sha1)
                 if self.page_sha1.get(key) == document.sha1:
-                    document.paragraphs = []  # kept once per page, not once per redirect to it
+                    document.paragraphs, document.sections = [], []  # kept once per page, not once per redirect
                 else:
                     self.page_sha1[key] = document.sha1
         record.links = [link for link in record.links if self.claimed.claim(link)]
@@ -568,10 +570,10 @@ class _Crawl:
         documents = state.documents
         if not documents:
             return
-        paragraphs: dict[str, list[str]] = {}
+        paragraphs: dict[str, tuple[list[str], list[list[str]]]] = {}
         if self.out.is_file():
             try:
-                paragraphs = {page.sha1: page.paragraphs for page in iter_corpus(self.out)}
+                paragraphs = {page.sha1: (page.paragraphs, page.sections) for page in iter_corpus(self.out)}
             except CorpusError as exc:
                 log.warning("not reusing the old corpus (%s); fetching everything", exc)
         for url, document in documents.items():
@@ -580,7 +582,7 @@ class _Crawl:
             if document.skip is None:
                 if document.sha1 not in paragraphs:
                     continue
-                document.paragraphs = paragraphs[document.sha1]
+                document.paragraphs, document.sections = paragraphs[document.sha1]
             self.previous[url] = document
             self.validators[url] = Validators(document.etag, document.last_modified)
         log.info("recrawl: %d pages can be revalidated with conditional requests", len(self.validators))

@@ -93,7 +93,10 @@ def build_pages(records: Iterable[FetchRecord], scope: Scope, max_pages: int | N
         chosen = min(members, key=_title_rank).document
         names = [name for m in members for name in m.names] + [m.document.title for m in members]
         pages.append(Page(title=chosen.title, url=chosen.canonical_url, paragraphs=list(chosen.paragraphs),
-                          aliases=unique_aliases(names, chosen.title), sha1=sha1))
+                          aliases=unique_aliases(names, chosen.title), sha1=sha1,
+                          sections=([list(path) for path in chosen.sections]
+                                    if len(chosen.sections) == len(chosen.paragraphs) else None),
+                          kind=chosen.kind, categories=list(chosen.categories)))
     if max_pages is not None:
         pages = pages[:max_pages]
     return BuiltCorpus(sorted(pages, key=lambda p: (p.title.casefold(), p.title)), broken)

@@ -1,13 +1,20 @@
-"""Article extraction: one MediaWiki HTML page -> its title, prose paragraphs and metadata.
+"""Article extraction: one MediaWiki HTML page -> its title, prose paragraphs with their section
+paths, and metadata.
 
 Follows the paragraph contract shared with the sample wiki's corpus builder:
 - only ``#mw-content-text .mw-parser-output`` counts, minus page chrome (infoboxes, navboxes,
-  table of contents, hatnotes, [edit] links, reference markers and lists, images, scripts,
-  styles, ``.noprint``) and minus every table;
+  table of contents, hatnotes, image captions, [edit] links, reference markers and lists, images,
+  scripts, styles, ``.noprint``) and minus every table;
 - every ``<p>`` is a paragraph, every ``<li>`` of a list is a paragraph (headings are not);
-- optionally (``tables="sentences"``, outside the contract) each data row of a content table becomes
-  one paragraph, "Header: cell; Header: cell.", where the table was;
+- each paragraph has a section path: the texts of the h2..h6 headings above it, outermost first
+  (``["Drops", "On death"]``; ``[]`` in the lead), read from MediaWiki 1.43's
+  ``div.mw-heading > hN`` as well as from the older ``hN > span.mw-headline``, [edit] links left out;
+- optionally (``tables`` "sentences" or "text", outside the contract) each data row of a content
+  table becomes one paragraph where the table was (crawler.tables; layout tables are read as prose);
 - text is ``get_text("")`` with whitespace collapsed to single spaces; empty ones are dropped.
+
+Hatnotes are not content, but their text is kept apart (``ExtractedPage.hatnotes``): they say
+what a page is about ("This article is about the joke feature. For ..."), which crawler.kinds reads.
 """
 from __future__ import annotations
 
@@ -19,6 +26,7 @@ from urllib.parse import urldefrag, urljoin
 from bs4 import BeautifulSoup, CData, NavigableString, Tag
 from bs4.filter import ElementFilter
 
+from crawler.tables import TABLE_MODES, html_grid, row_texts
 from crawler.urls import normalize_url
 
 # Page chrome inside the article body: the contract's list, plus a few classes the real
@@ -27,8 +35,10 @@ from crawler.urls import normalize_url
 CHROME_TAGS = frozenset({"table", "figure", "img", "script", "style", "noscript", "link", "meta"})
 CHROME_CLASSES = frozenset({
     "infobox", "notaninfobox", "navbox", "toc", "hatnote", "mw-editsection", "references", "reflist",
-    "mw-references-wrap", "thumb", "gallery", "noprint", "msgbox", "mw-empty-elt",
+    "mw-references-wrap", "thumb", "thumbcaption", "gallery", "noprint", "msgbox", "mw-empty-elt", "sidebar",
+    "navigation-not-searchable",
 })
+HEADING_TAGS = ("h2", "h3", "h4", "h5", "h6")
 CHROME_IDS = frozenset({"toc"})
 DISAMBIGUATION_IDS = frozenset({"disambig", "disambigbox"})
 DISAMBIGUATION_CLASSES = frozenset({"disambig", "disambiguation", "dmbox-disambig"})
@@ -38,12 +48,10 @@ DISAMBIGUATION_CLASSES = frozenset({"disambig", "disambiguation", "dmbox-disambi
 _KEPT_TAGS = frozenset({"script", "link"})
 _KEPT_IDS = frozenset({"firstHeading", "contentSub", "mw-content-text", "catlinks"}) | DISAMBIGUATION_IDS
 
-# What to do with content tables (infoboxes and navboxes are chrome either way).
-TABLE_MODES = ("drop", "sentences")
-
 _WHITESPACE = re.compile(r"\s+")
 _CONFIG_MARKERS = ("RLCONF", "mw.config.set(")
 _REDIRECTED_FROM = re.compile(r"Redirected from\s+(.+?)\)?\s*$")
+_EDIT_LINK = re.compile(r"\s*\[\s*edit(?:\s*\|\s*edit source)?\s*\]\s*$", re.IGNORECASE)
 
 
 @dataclass
@@ -53,6 +61,8 @@ class ExtractedPage:
     title: str                              # text of #firstHeading
     url: str                                # canonical URL (<link rel="canonical">), else the page URL
     paragraphs: list[str]                   # prose paragraphs and list items, reading order
+    sections: list[list[str]] = field(default_factory=list)  # section path of each paragraph ([] = lead)
+    hatnotes: list[str] = field(default_factory=list)        # hatnote texts (not content), in order
     redirected_from: list[str] = field(default_factory=list)  # wiki redirects that led here
     namespace: int | None = None            # wgNamespaceNumber, when the page says
     is_main_page: bool = False
@@ -88,6 +98,7 @@ def extract_article(html: str | bytes, url: str, *, tables: str = "drop") -> Ext
     categories = _categories(soup, config)
     links = _links(soup, url)  # before the chrome goes: navboxes are good for discovery
 
+    paragraphs, sections, hatnotes = _content(body, tables) if body is not None else ([], [], [])
     namespace = config.get("wgNamespaceNumber")
     article_path = config.get("wgArticlePath")
     if "wgIsMainPage" in config:
@@ -97,7 +108,9 @@ def extract_article(html: str | bytes, url: str, *, tables: str = "drop") -> Ext
     return ExtractedPage(
         title=title,
         url=canonical,
-        paragraphs=_paragraphs(body, tables) if body is not None else [],
+        paragraphs=paragraphs,
+        sections=sections,
+        hatnotes=hatnotes,
         redirected_from=_redirected_from(soup, config),
         namespace=namespace if isinstance(namespace, int) else None,
         is_main_page=is_main_page,
@@ -125,23 +138,46 @@ class _ReadParts(ElementFilter):
 # --------------------------------------------------------------------------- prose
 
 
-def _paragraphs(body: Tag, tables: str = "drop") -> list[str]:
-    keep_tables = tables == "sentences"
+def _content(body: Tag, tables: str = "drop") -> tuple[list[str], list[list[str]], list[str]]:
+    """(paragraphs, their section paths, hatnote texts) of an article body (see the module docstring)."""
+    hatnotes = [text for text in (clean_text(note.get_text("")) for note in body.find_all(class_="hatnote")) if text]
+    keep_tables = tables != "drop"
     for element in [e for e in body.find_all(True) if _is_chrome(e, keep_tables)]:
         element.extract()  # (not decompose: its descendants may come up in the list too)
-    paragraphs = []
-    for element in body.find_all(["p", "li", "table"] if keep_tables else ["p", "li"]):
-        if keep_tables and element.find_parent("table") is not None:
-            continue  # part of a table's row sentences
-        if element.name == "table":
-            paragraphs.extend(_row_sentences(element))
+    grids = {}
+    if keep_tables:
+        grids = {id(table): grid for table in body.find_all("table") if (grid := html_grid(table)) is not None}
+    paragraphs: list[str] = []
+    sections: list[list[str]] = []
+    path: list[tuple[int, str]] = []   # (heading level, text) of the open sections
+    for element in body.find_all(["p", "li", "table", *HEADING_TAGS]):
+        if grids and any(id(parent) in grids for parent in element.find_parents("table")):
+            continue  # part of a content table's row texts
+        if element.name in HEADING_TAGS:
+            level, text = int(element.name[1]), heading_text(element)
+            while path and path[-1][0] >= level:
+                path.pop()
+            if text:
+                path.append((level, text))
             continue
-        if element.name == "p" and element.find_parent("li") is not None:
+        if element.name == "table":
+            texts = row_texts(grids[id(element)], tables) if id(element) in grids else []
+        elif element.name == "p" and element.find_parent("li") is not None:
             continue  # already part of its list item's text
-        text = clean_text(_own_text(element) if element.name == "li" else element.get_text(""))
-        if text:
-            paragraphs.append(text)
-    return paragraphs
+        else:
+            texts = [clean_text(_own_text(element) if element.name == "li" else element.get_text(""))]
+        for text in texts:
+            if text:
+                paragraphs.append(text)
+                sections.append([name for _, name in path])
+    return paragraphs, sections, hatnotes
+
+
+def heading_text(heading: Tag) -> str:
+    """A section heading's text: its ``.mw-headline`` (MediaWiki before 1.43) or the heading
+    itself (1.43 puts the [edit] link beside the heading, not in it), without "[edit]"."""
+    headline = heading.find(class_="mw-headline")
+    return _EDIT_LINK.sub("", clean_text((headline or heading).get_text("")))
 
 
 def _is_chrome(tag: Tag, keep_tables: bool = False) -> bool:
@@ -153,26 +189,6 @@ def _is_chrome(tag: Tag, keep_tables: bool = False) -> bool:
     if tag.name == "sup" and "reference" in classes:
         return True
     return not CHROME_CLASSES.isdisjoint(classes)
-
-
-def _row_sentences(table: Tag) -> list[str]:
-    """One sentence per data row of a content table: "Item: Leather; Quantity: 0-2." when the
-    first row is all header cells, else the cells joined by "; ". Empty rows give nothing."""
-    rows = [[clean_text(cell.get_text("")) for cell in row.find_all(["th", "td"], recursive=False)]
-            for row in table.find_all("tr") if row.find_parent("table") is table]
-    first = table.find("tr")
-    header: list[str] = []
-    if rows and first is not None and first.find_parent("table") is table \
-            and all(cell.name == "th" for cell in first.find_all(["th", "td"], recursive=False)):
-        header, rows = rows[0], rows[1:]
-    sentences = []
-    for cells in rows:
-        parts = [f"{header[i]}: {text}" if i < len(header) and header[i] else text
-                 for i, text in enumerate(cells) if text]
-        if parts:
-            sentence = "; ".join(parts)
-            sentences.append(sentence if sentence.endswith((".", "!", "?")) else sentence + ".")
-    return sentences
 
 
 def _own_text(item: Tag) -> str:

@@ -47,13 +47,18 @@ class Document:
     redirected_from: list[str] = field(default_factory=list)
     etag: str | None = None
     last_modified: str | None = None
+    sections: list[list[str]] = field(default_factory=list)  # section path of each paragraph, with them
+    kind: str = "article"                                    # crawler.kinds
+    categories: list[str] = field(default_factory=list)
 
     def to_json(self, with_paragraphs: bool = True) -> dict:
         data = {"url": self.url, "title": self.title, "canonical_url": self.canonical_url, "skip": self.skip,
                 "sha1": self.sha1, "redirected_from": self.redirected_from,
-                "etag": self.etag, "last_modified": self.last_modified}
+                "etag": self.etag, "last_modified": self.last_modified, "kind": self.kind,
+                "categories": self.categories}
         if with_paragraphs and self.paragraphs:
             data["paragraphs"] = self.paragraphs
+            data["sections"] = self.sections
         return data
 
     @classmethod
@@ -61,7 +66,9 @@ class Document:
         return cls(url=data["url"], title=data["title"], canonical_url=data["canonical_url"], skip=data["skip"],
                    sha1=data.get("sha1", ""), paragraphs=list(data.get("paragraphs", [])),
                    redirected_from=list(data.get("redirected_from", [])),
-                   etag=data.get("etag"), last_modified=data.get("last_modified"))
+                   etag=data.get("etag"), last_modified=data.get("last_modified"),
+                   sections=[list(path) for path in data.get("sections", [])], kind=data.get("kind", "article"),
+                   categories=list(data.get("categories", [])))
 
 
 @dataclass

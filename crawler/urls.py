@@ -48,7 +48,7 @@ def split_namespace(title: str) -> tuple[str, str]:
     prefix, sep, rest = title.partition(":")
     if not sep:
         return "", title
-    return prefix.replace("_", " ").strip(), rest
+    return " ".join(prefix.replace("_", " ").split()), rest
 
 
 def has_prefix(title: str, prefixes: tuple[str, ...]) -> bool:

@@ -14,7 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from jarvis.config import SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT, Config
+from crawler.tables import TABLE_MODES
+from jarvis.config import REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT, Config
 from jarvis.errors import JarvisError, first_line
 from jarvis.readers import READERS
 from jarvis.logs import setup_logging
@@ -180,6 +181,13 @@ def cmd_sample_wiki(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def cmd_realbed_wiki(args: argparse.Namespace, config: Config) -> int:
+    from jarvis.realbed import serve_realbed_wiki
+
+    serve_realbed_wiki(pages=Path(args.pages), host=args.host, port=args.port)
+    return 0
+
+
 # --------------------------------------------------------------------------- parser
 
 
@@ -228,8 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-api", action="store_true", help="follow links even where the wiki has an API")
     p.add_argument("--user-agent", default=None, help="override the crawler's User-Agent")
     p.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt (only for your own sites)")
-    p.add_argument("--tables", choices=["drop", "sentences"], default=Config().crawl.tables,
-                   help="content tables: drop them, or make each row a sentence (default: %(default)s)")
+    p.add_argument("--tables", choices=list(TABLE_MODES), default=Config().crawl.tables,
+                   help="content tables: drop them, make each row a sentence (\"Header: cell; ...\"), or a text "
+                        "led by the row's subject (\"Raw Beef — Roll Chance: 100%%; ...\") (default: %(default)s)")
 
     p = sub("index", cmd_index, "build (or rebuild, atomically) a search index from a corpus")
     p.add_argument("--corpus", required=True, metavar="FILE", help="corpus JSONL")
@@ -273,6 +282,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub("sample-wiki", cmd_sample_wiki, "serve the bundled sample wiki on localhost as MediaWiki-style HTML")
     p.add_argument("--port", type=_port, default=SAMPLE_WIKI_PORT, metavar="P", help="port (default: %(default)s; 0 picks a free one)")
     p.add_argument("--host", default=SAMPLE_WIKI_HOST, metavar="H", help="address to bind (default: %(default)s)")
+
+    p = sub("realbed-wiki", cmd_realbed_wiki,
+            "serve the real-wiki test bed (../shared/realwiki) on localhost as minecraft.wiki serves it")
+    p.add_argument("--port", type=_port, default=REALBED_PORT, metavar="P", help="port (default: %(default)s; 0 picks a free one)")
+    p.add_argument("--host", default=SAMPLE_WIKI_HOST, metavar="H", help="address to bind (default: %(default)s)")
+    p.add_argument("--pages", default=str(REALBED_PAGES), metavar="FILE",
+                   help="the test bed's pages.json.gz (default: ../shared/realwiki/pages.json.gz beside the repository)")
     return parser
 
 

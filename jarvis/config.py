@@ -22,6 +22,9 @@ DEFAULT_QUESTIONS = PACKAGE_DIR.parent / "eval" / "questions.txt"
 DEFAULT_MODEL = "deepset/roberta-base-squad2"
 SAMPLE_WIKI_HOST = "127.0.0.1"   # `jarvis sample-wiki` binds here by default
 SAMPLE_WIKI_PORT = 8080          # ... on this port; the bundled corpus's URLs name it too
+# The real-wiki test bed (not part of the project: CC BY-NC-SA text kept beside the repository).
+REALBED_PAGES = PACKAGE_DIR.parent.parent / "shared" / "realwiki" / "pages.json.gz"
+REALBED_PORT = 8081              # `jarvis realbed-wiki` serves it here by default
 
 
 def _default_home() -> Path:

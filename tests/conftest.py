@@ -32,3 +32,34 @@ def tiny_qa_model(tmp_path_factory) -> Path:
     from qa_models import MINECRAFT_TEXT, build_qa_model
 
     return build_qa_model(tmp_path_factory.mktemp("tiny-qa"), MINECRAFT_TEXT, tokenizer_vocab=600)
+
+
+@pytest.fixture(scope="session")
+def realbed():
+    """The real-wiki test bed's pages (``../shared/realwiki``, read at run time, never copied into the
+    project); skips the test where it is not there (a fresh clone)."""
+    from jarvis.realbed import RealBed, RealBedMissing
+
+    try:
+        return RealBed.load()
+    except RealBedMissing as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def serve_realbed():
+    """Starts a test-bed site on a free port: ``serve_realbed(bed) -> base URL``; stopped at the end."""
+    from jarvis.config import SAMPLE_WIKI_HOST
+    from jarvis.realbed import RealBedServer
+
+    servers = []
+
+    def start(bed) -> str:
+        server = RealBedServer(SAMPLE_WIKI_HOST, 0, bed)
+        server.serve_in_thread("realbed-wiki")
+        servers.append(server)
+        return server.base_url
+
+    yield start
+    for server in servers:
+        server.shutdown()

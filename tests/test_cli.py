@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-SUBCOMMANDS = ["crawl", "index", "search", "ask", "serve", "eval", "sample-wiki"]
+SUBCOMMANDS = ["crawl", "index", "search", "ask", "serve", "eval", "sample-wiki", "realbed-wiki"]
 
 
 def run_jarvis(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -65,6 +65,13 @@ def test_missing_corpus_is_a_one_line_error(tmp_path):
     assert result.returncode != 0
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "none.jsonl" in result.stderr
+
+
+def test_realbed_wiki_without_its_pages_is_a_one_line_error(tmp_path):
+    result = run_jarvis("realbed-wiki", "--port", "0", "--pages", str(tmp_path / "pages.json.gz"))
+    assert result.returncode == 1
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "test bed is not there" in result.stderr and "pages.json.gz" in result.stderr
 
 
 def test_unreachable_host_is_a_one_line_error(tmp_path):

@@ -86,3 +86,29 @@ def test_writing_onto_a_directory_fails_and_leaves_no_temp_file(tmp_path):
     with pytest.raises(IsADirectoryError):
         write_corpus([Page(title="Bed", url="u", paragraphs=["a bed"])], tmp_path / "out")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_the_structure_keys_are_optional_and_round_trip(tmp_path):
+    old = json.dumps({"title": "Bed", "paragraphs": ["A bed sets the spawn point.", "Beds explode in the Nether."]})
+    new = json.dumps({**GOOD, "title": "Cow", "paragraphs": ["A cow is a mob.", "Cows drop leather."],
+                      "sections": [[], ["Drops", "On death"]], "kind": "article", "categories": ["Passive mobs"]})
+    pages = read_corpus(corpus_file(tmp_path, old.encode(), new.encode()))
+    assert pages[0].sections == [[], []] and pages[0].kind == "article" and pages[0].categories == []
+    assert pages[1].sections == [[], ["Drops", "On death"]] and pages[1].categories == ["Passive mobs"]
+    write_corpus(pages, tmp_path / "again.jsonl")
+    again = read_corpus(tmp_path / "again.jsonl")
+    assert [(p.sections, p.kind, p.categories) for p in again] == [(p.sections, p.kind, p.categories) for p in pages]
+    assert "categories" not in json.loads((tmp_path / "again.jsonl").read_text().splitlines()[0])
+
+
+@pytest.mark.parametrize("fields, needle", [
+    ({"sections": [["Drops"]] * 2}, '"sections" has 2 entries for 1 paragraphs'),
+    ({"sections": ["Drops"]}, '"sections" must be a list of lists of strings'),
+    ({"sections": [[1]]}, '"sections" must be a list of lists of strings'),
+    ({"sections": "Drops"}, '"sections" must be a list of lists of strings'),
+    ({"kind": "fan fiction"}, '"kind" must be one of'),
+    ({"kind": 3}, '"kind" must be a string'),
+    ({"categories": "Mobs"}, "categories"),
+])
+def test_bad_structure_keys_are_one_line_errors_naming_the_line(tmp_path, fields, needle):
+    assert_corpus_error(corpus_file(tmp_path, line(), line(**fields)), needle)

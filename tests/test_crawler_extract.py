@@ -7,7 +7,7 @@ import pytest
 
 from crawler import CrawlSettings, content_sha1, extract_article, skip_reason
 from crawler.dedupe import build_pages
-from crawler.filters import followable_links
+from crawler.filters import followable_links, page_kind
 from crawler.journal import Document, FetchRecord
 from crawler.urls import Scope, normalize_url
 
@@ -90,7 +90,8 @@ def test_extract_collects_content_links_including_navboxes_but_not_the_sidebar()
     scope = Scope.from_url(f"{BASE}/w/Cow")
     followable = followable_links(article, scope, CrawlSettings())
     assert f"{BASE}/w/Leather" in followable
-    assert not any("action=edit" in url or "Minecraft_Dungeons:" in url for url in followable)
+    assert f"{BASE}/w/Minecraft_Dungeons:Cow" in followable  # spin-off pages are kept, labelled "spinoff"
+    assert not any("action=edit" in url for url in followable)
 
 
 def test_extract_reads_wiki_redirects_and_returns_none_for_non_wiki_pages():
@@ -116,24 +117,26 @@ def test_extract_survives_malformed_html():
     assert "Second & third" in article.paragraphs[1]
 
 
-@pytest.mark.parametrize("title, config, expected", [
-    ("Cow", {}, None),
-    ("Main Page", {"wgIsMainPage": True}, "main page"),
-    ("Minecraft Wiki", {"wgIsMainPage": True}, "main page"),
-    ("Minecraft Dungeons:Cow", {"wgNamespaceNumber": 10000}, "spin-off"),
-    ("MCD:Cow", {"wgNamespaceNumber": 10000}, "spin-off"),
-    ("Tutorial:Mining", {"wgNamespaceNumber": 10002}, "namespace"),  # unknown prefix, RLCONF decides
-    ("Category:Mobs", {"wgNamespaceNumber": 14}, "namespace"),
-    ("Talk:Cow", {"wgNamespaceNumber": 1}, "namespace"),
-    ("Minecraft Dungeons", {}, "spin-off"),
-    ("Minecraft: Story Mode", {}, "spin-off"),
-    ("Key golem", {"wgCategories": ["Minecraft Dungeons mobs"]}, "spin-off"),
-    ("Golem", {"wgCategories": ["Disambiguation pages"]}, "disambiguation"),
-    ("Time: 1.0", {}, None),  # a colon is not a namespace unless the wiki says so
+@pytest.mark.parametrize("title, config, expected, kind", [
+    ("Cow", {}, None, "article"),
+    ("Main Page", {"wgIsMainPage": True}, "main page", "article"),
+    ("Minecraft Wiki", {"wgIsMainPage": True}, "main page", "article"),
+    ("Minecraft Dungeons:Cow", {"wgNamespaceNumber": 10000}, None, "spinoff"),   # kept, labelled
+    ("Minecraft  Dungeons:Cow", {"wgNamespaceNumber": 10000}, None, "spinoff"),  # (a double space, as in real data)
+    ("MCD:Cow", {"wgNamespaceNumber": 10000}, None, "spinoff"),
+    ("Tutorial:Mining", {"wgNamespaceNumber": 10002}, "namespace", "tutorial"),  # unknown prefix, RLCONF decides
+    ("Category:Mobs", {"wgNamespaceNumber": 14}, "namespace", "article"),
+    ("Talk:Cow", {"wgNamespaceNumber": 1}, "namespace", "article"),
+    ("Minecraft Dungeons", {}, None, "spinoff"),
+    ("Minecraft: Story Mode", {}, None, "spinoff"),
+    ("Key golem", {"wgCategories": ["Minecraft Dungeons mobs"]}, None, "spinoff"),
+    ("Golem", {"wgCategories": ["Disambiguation pages"]}, "disambiguation", "disambiguation"),
+    ("Time: 1.0", {}, None, "article"),  # a colon is not a namespace unless the wiki says so
 ])
-def test_skip_reasons(title, config, expected):
+def test_skip_reasons_and_kinds(title, config, expected, kind):
     article = extract_article(page("<p>Some prose about it.</p>", title=title, config=config), f"{BASE}/w/x")
     assert skip_reason(article, CrawlSettings()) == expected
+    assert page_kind(article, CrawlSettings()) == kind
 
 
 def test_skip_reasons_without_rlconf_use_the_title_prefix_and_markup():
@@ -145,13 +148,12 @@ def test_skip_reasons_without_rlconf_use_the_title_prefix_and_markup():
 
     assert judge("Cow") is None
     assert judge("File:Cow.png") == "namespace"
-    assert judge("Minecraft_Earth:Cow") == "spin-off"
+    assert judge("Minecraft_Earth:Cow") is None  # a spin-off page: kept (its kind says what it is)
     assert judge("Main Page") == "main page"
     assert judge("Portal", catlinks='<ul><li><a href="/w/Category:Disambiguation_pages">Disambiguation pages</a></li></ul>') \
         == "disambiguation"
     assert judge("Temple", body='<div id="disambig">Temple may refer to:</div><ul><li>A</li></ul>') == "disambiguation"
-    assert judge("Moobloom", body="<p>The <b>moobloom</b> is a mob in Minecraft Earth. It grows flowers.</p>") \
-        == "spin-off"
+    assert judge("Moobloom", body="<p>The <b>moobloom</b> is a mob in Minecraft Earth. It grows flowers.</p>") is None
     assert judge("Chest", body="<p>A <b>chest</b> stores items.</p><p>Dungeons hold chests.</p>") is None
     assert judge("Empty", body='<table class="infobox"><tr><td>only a table</td></tr></table>') == "no prose"
 

@@ -2,8 +2,8 @@
 
 The sample wiki has what a real MediaWiki site has around its articles: a Main Page, wiki
 redirects, duplicate pages, disambiguation pages, spin-off, talk, user, help and project
-namespaces, categories, files and navbox templates. None of those may end up in the corpus,
-and every alias of an article must.
+namespaces, categories, files and navbox templates. None of those may end up in the corpus
+(except the spin-off pages, labelled "spinoff"), and every alias of an article must.
 """
 from __future__ import annotations
 
@@ -39,6 +39,8 @@ def test_crawl_of_the_sample_wiki_equals_the_bundled_corpus(crawled, bundled_cor
         got = pages[title]
         assert set(got.aliases) == set(page.aliases), title
         assert got.paragraphs == page.paragraphs, title
+        assert got.sections == page.sections, title
+        assert (got.kind, got.categories) == (page.kind, page.categories), title
         assert got.sha1 == page.sha1, title
         assert urlsplit(got.url).path == urlsplit(page.url).path, title
 
@@ -50,9 +52,19 @@ def test_crawl_of_the_sample_wiki_keeps_both_names_of_duplicates(crawled):
     assert "Crafting Table" not in pages and "Workbench" not in pages
 
 
+def test_crawl_of_the_sample_wiki_keeps_section_paths_and_labels_spin_off_pages(crawled):
+    _, pages = crawled
+    cow = pages["Cow"]
+    assert cow.kind == "article" and cow.sections[0] == []
+    assert len({tuple(path) for path in cow.sections}) > 1
+    spin_offs = {title for title, page in pages.items() if page.kind == "spinoff"}
+    assert "Minecraft Dungeons:Cow" in spin_offs and "Minecraft Legends:Piglin" in spin_offs
+    assert all(":" in title for title in spin_offs)
+
+
 def test_crawl_of_the_sample_wiki_leaves_out_every_non_article(crawled):
     report, pages = crawled
-    assert not [t for t in pages if ":" in t]
+    assert not [t for t, page in pages.items() if ":" in t and page.kind != "spinoff"]
     assert "Main Page" not in pages
     assert report.skipped["main page"] == 1
     assert report.skipped["disambiguation"] >= 1

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from email.utils import formatdate, parsedate_to_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Callable, Protocol
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from jarvis.config import SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT
@@ -212,7 +213,7 @@ class _Handler(BaseHTTPRequestHandler):
     timeout = 30                          # an idle keep-alive connection gives its thread back
     disable_nagle_algorithm = True        # headers and body go out at once, no delayed-ACK stall per page
 
-    server: "SampleWikiServer"
+    server: "SiteServer"
 
     def version_string(self) -> str:
         return self.server_version
@@ -249,19 +250,20 @@ class _Handler(BaseHTTPRequestHandler):
         log.debug("%s %s", self.address_string(), format % args)
 
 
-class SampleWikiServer(ThreadingHTTPServer):
-    """A threading HTTP server for the sample wiki; ``shutdown()`` also closes its socket."""
+class SiteServer(ThreadingHTTPServer):
+    """A threading HTTP server answering with ``site.respond(target)`` (a ``Response``), as a
+    MediaWiki site does; ``shutdown()`` also closes its socket. ``make_site`` gets the base URL."""
 
     daemon_threads = True
 
-    def __init__(self, host: str, port: int, wiki: SampleWiki | None = None) -> None:
+    def __init__(self, host: str, port: int, make_site: Callable[[str], "Site"], name: str) -> None:
         try:
             super().__init__((host, port), _Handler)
         except OSError as exc:
             reason = "the port is in use; pick another with --port" if exc.errno == errno.EADDRINUSE else exc.strerror
-            raise SampleWikiError(f"cannot serve the sample wiki on {host}:{port}: {reason}") from exc
+            raise SampleWikiError(f"cannot serve {name} on {host}:{port}: {reason}") from exc
         try:
-            self.site = SampleWikiSite(SampleWiki.load() if wiki is None else wiki, self.base_url)
+            self.site = make_site(self.base_url)
         except BaseException:
             self.server_close()
             raise
@@ -277,13 +279,28 @@ class SampleWikiServer(ThreadingHTTPServer):
         super().shutdown()
         self.server_close()
 
+    def serve_in_thread(self, name: str) -> None:
+        """Serve from a daemon thread; stop with ``shutdown()``."""
+        threading.Thread(target=self.serve_forever, name=name, daemon=True).start()
+
+
+class Site(Protocol):
+    def respond(self, target: str) -> Response: ...
+
+
+class SampleWikiServer(SiteServer):
+    """The sample wiki over HTTP."""
+
+    def __init__(self, host: str, port: int, wiki: SampleWiki | None = None) -> None:
+        super().__init__(host, port, lambda base_url: SampleWikiSite(SampleWiki.load() if wiki is None else wiki,
+                                                                     base_url), "the sample wiki")
+
 
 def start_sample_wiki(host: str = DEFAULT_HOST, port: int = 0,
                       wiki: SampleWiki | None = None) -> tuple[SampleWikiServer, str]:
     """Serve the sample wiki from a daemon thread; returns (server, base URL). Stop it with ``server.shutdown()``."""
     server = SampleWikiServer(host, port, wiki)
-    thread = threading.Thread(target=server.serve_forever, name="sample-wiki", daemon=True)
-    thread.start()
+    server.serve_in_thread("sample-wiki")
     return server, server.base_url
 
 

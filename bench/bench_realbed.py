@@ -1,0 +1,80 @@
+"""Crawl of the real-wiki test bed: pages, aliases, requests, seconds and page kinds per --tables mode.
+
+    python bench/bench_realbed.py                                  # every --tables mode
+    python bench/bench_realbed.py --tables text --questions FILE   # and `jarvis eval --quick` on the crawl
+
+Serves ``../shared/realwiki`` with ``jarvis realbed-wiki`` in its own process, crawls it with
+--delay 0 into a temporary directory and prints the figures (with --questions, also the eval's
+IR top-3, QA F1 and full-system F1). Asserts nothing; says so and exits 0 when the bed is absent.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from crawler import CrawlSettings, crawl, read_corpus  # noqa: E402
+from crawler.tables import TABLE_MODES  # noqa: E402
+from jarvis.config import REALBED_PAGES  # noqa: E402
+
+
+def start_server() -> tuple[subprocess.Popen, str]:
+    process = subprocess.Popen([sys.executable, "-m", "jarvis", "realbed-wiki", "--port", "0"], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    line = process.stdout.readline()
+    match = re.search(r"(http://[\d.]+:\d+)", line)
+    if not match:
+        process.kill()
+        sys.exit(f"the test bed did not start: {line.strip()}")
+    return process, match.group(1)
+
+
+def evaluate(corpus: Path, questions: Path, out: Path) -> dict:
+    result = out / "eval.json"
+    subprocess.run([sys.executable, "-m", "jarvis", "eval", "--quick", "--quiet", "--corpus", str(corpus),
+                    "--questions", str(questions), "--out", str(out / "report"), "--json", str(result)],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    return json.loads(result.read_text())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", choices=TABLE_MODES, action="append", help="mode(s) to crawl (default: all)")
+    parser.add_argument("--questions", type=Path, help="also run `jarvis eval --quick` with this question file")
+    args = parser.parse_args()
+    if not REALBED_PAGES.is_file():
+        print(f"skipped: the real-wiki test bed is not there ({REALBED_PAGES})")
+        return 0
+    process, base_url = start_server()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for mode in args.tables or TABLE_MODES:
+                out = Path(tmp) / mode
+                report = crawl(f"{base_url}/w/Main_Page", out / "corpus.jsonl", CrawlSettings(delay=0, tables=mode),
+                               progress=False)
+                pages = read_corpus(out / "corpus.jsonl")
+                kinds = Counter(page.kind for page in pages)
+                print(f"--tables {mode}: {report.stored} pages, {report.aliases} aliases, "
+                      f"{sum(len(p.paragraphs) for p in pages)} paragraphs; {report.visited} URLs, "
+                      f"{report.requests} requests in {report.seconds:.1f} s; skipped {dict(report.skipped)}")
+                print("  kinds: " + ", ".join(f"{kind} {n}" for kind, n in kinds.most_common()))
+                if args.questions:
+                    figures = evaluate(out / "corpus.jsonl", args.questions, out)
+                    print("  eval: " + json.dumps({k: figures.get(k) for k in ("ir_top3_accuracy", "qa_f1", "full_f1", "n")}))
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
