@@ -268,7 +268,7 @@ class _Crawl:
             log.warning("the last crawl of %s is older than the wiki's recent changes: crawling it all again", self.out)
             return self.run(resume=False)
         try:
-            previous = {page.sha1: page.paragraphs for page in iter_corpus(self.out)}
+            previous = {page.sha1: (page.paragraphs, page.sections) for page in iter_corpus(self.out)}
         except CorpusError as exc:
             raise CrawlError(f"cannot update {self.out}: {exc}; run without --update for a full crawl") from exc
         self.scope = Scope(origin=state.api["origin"], article_path=state.api["article_path"])
@@ -321,7 +321,8 @@ class _Crawl:
         return self._finish(pages, began)
 
     def _apply_changes(self, state: CrawlState, changes: list[dict],
-                       previous: dict[str, list[str]]) -> tuple[dict[str, Document], list[str], int]:
+                       previous: dict[str, tuple[list[str], list[list[str]]]]
+                       ) -> tuple[dict[str, Document], list[str], int]:
         """The last crawl's documents with the changes applied where no fetch is needed (aliases,
         pages gone), the URLs to fetch, and how many pages are gone."""
         articlepath = state.api["articlepath"]
@@ -330,8 +331,9 @@ class _Crawl:
         stale = set()                                    # articles whose text the old corpus lost
         for url, doc in documents.items():
             if doc.skip is None:
-                if doc.sha1 in previous:
-                    doc.paragraphs = list(previous[doc.sha1])
+                if doc.sha1 in previous:   # the text and its section paths, as the last crawl stored them
+                    paragraphs, sections = previous[doc.sha1]
+                    doc.paragraphs, doc.sections = list(paragraphs), [list(path) for path in sections]
                 else:
                     stale.add(url)
         content, touched = changed_titles(changes)
