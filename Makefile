@@ -39,8 +39,12 @@ test: setup
 bench: setup
 	$(BIN)/python bench/run_all.py
 
+# Both wikis: the sample wiki always, the real-wiki test bed when ../shared/realwiki is there.
 eval: setup
 	$(BIN)/jarvis eval --json eval-report/results.json --out eval-report
+	if [ -f ../shared/realwiki/pages.json.gz ]; then \
+	  $(BIN)/jarvis eval --realbed --json eval-report/realbed/results.json --out eval-report/realbed; \
+	else echo "no ../shared/realwiki: real-wiki test bed skipped"; fi
 
 # Regenerate the bundled corpus after editing jarvis/samplewiki/articles/.
 corpus: setup

@@ -159,10 +159,18 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
 def cmd_eval(args: argparse.Namespace, config: Config) -> int:
     from eval import EvalOptions, run_eval
 
+    if args.realbed and args.corpus:
+        raise JarvisError("--realbed and --corpus both name the corpus: give one")
+    corpus, questions = (Path(args.corpus) if args.corpus else config.bundled_corpus), config.questions
+    if args.realbed:
+        from eval.realbed import realbed_corpus
+
+        corpus = realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=not args.quiet)
+        questions = config.realbed_questions
     options = EvalOptions(
-        questions=Path(args.questions) if args.questions else config.questions,
+        questions=Path(args.questions) if args.questions else questions,
         index_dir=Path(args.index) if args.index else None,
-        corpus=Path(args.corpus) if args.corpus else config.bundled_corpus,
+        corpus=corpus,
         out_dir=Path(args.out),
         json_path=Path(args.json) if args.json else None,
         models=args.model or [config.reader.model],
@@ -272,6 +280,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--questions", metavar="FILE", help="question file (default: eval/questions.txt)")
     p.add_argument("--index", metavar="DIR", help="tuned index to evaluate (default: built from --corpus)")
     p.add_argument("--corpus", metavar="FILE", help="corpus for the indexes (default: the bundled corpus)")
+    p.add_argument("--realbed", action="store_true",
+                   help="evaluate on the real-wiki test bed (../shared/realwiki, crawled through the local mirror "
+                        "once) with its dev questions (eval/dev/realbed_dev.txt)")
     p.add_argument("--model", action="append", metavar="ID_OR_PATH",
                    help="QA model to evaluate (repeatable; default: the configured model)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")

@@ -18,6 +18,7 @@ SAMPLE_WIKI_DIR = PACKAGE_DIR / "samplewiki"
 ARTICLES_DIR = SAMPLE_WIKI_DIR / "articles"
 BUNDLED_CORPUS = SAMPLE_WIKI_DIR / "corpus.jsonl"
 DEFAULT_QUESTIONS = PACKAGE_DIR.parent / "eval" / "questions.txt"
+REALBED_QUESTIONS = PACKAGE_DIR.parent / "eval" / "dev" / "realbed_dev.txt"
 
 DEFAULT_MODEL = "deepset/roberta-base-squad2"
 SAMPLE_WIKI_HOST = "127.0.0.1"   # `jarvis sample-wiki` binds here by default
@@ -106,6 +107,8 @@ class Config:
     bridge: BridgeSettings = field(default_factory=BridgeSettings)
     bundled_corpus: Path = BUNDLED_CORPUS
     questions: Path = DEFAULT_QUESTIONS
+    realbed_pages: Path = REALBED_PAGES          # the real-wiki test bed (../shared/realwiki)
+    realbed_questions: Path = REALBED_QUESTIONS
 
     @property
     def default_index_dir(self) -> Path:
