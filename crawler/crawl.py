@@ -406,7 +406,7 @@ class _Crawl:
         """Every article of the wiki as its API lists it, or None (then links are followed)."""
         api = WikiApi(self.fetcher, api_url, self.settings.maxlag)
         try:
-            listing = api.listing()
+            listing = api.listing(also_namespaces=self.settings.spin_off_namespaces)
         except ApiError as exc:
             log.info("no usable MediaWiki API at %s (%s): following links", api_url, exc)
             return None
