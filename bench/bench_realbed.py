@@ -66,10 +66,11 @@ def compare_api(base_url: str, tmp: Path) -> None:
         report = crawl(f"{base_url}/w/Main_Page", out, settings, progress=False, update=update)
         pages = read_corpus(out)
         rows.append((name, report, len(pages), sum(len(p.aliases) for p in pages)))
-    print(f"{'':26} {'requests':>8} {'req/stored':>10} {'bytes':>11} {'seconds':>8} {'pages':>6} {'aliases':>7}")
+    print(f"{'':26} {'requests':>8} {'URLs':>6} {'req/stored':>10} {'bytes':>11} {'seconds':>8} {'pages':>6} "
+          f"{'aliases':>7}")
     for name, report, pages, aliases in rows:
-        print(f"{name:26} {report.requests:8d} {report.requests / max(pages, 1):10.3f} {report.bytes:11,d} "
-              f"{report.seconds:8.1f} {pages:6d} {aliases:7d}")
+        print(f"{name:26} {report.requests:8d} {report.visited:6d} {report.requests / max(pages, 1):10.3f} "
+              f"{report.bytes:11,d} {report.seconds:8.1f} {pages:6d} {aliases:7d}")
     same = corpus_text(tmp / "links" / "corpus.jsonl") == corpus_text(tmp / "api" / "corpus.jsonl")
     print(f"same pages and text in both corpora: {same}")
 

@@ -73,6 +73,7 @@ class Listing:
     server_time: str                                     # the wiki's clock when the listing began
     mainpage: str
     pages: dict[str, PageFacts] = field(default_factory=dict)  # title -> facts
+    namespaces: list[int] = field(default_factory=lambda: [0])  # the namespaces listed (0 and spin-offs')
 
 
 @dataclass
@@ -138,13 +139,15 @@ class WikiApi:
                                and n["id"] > 0 and {_folded(n.get("name") or ""), _folded(n.get("canonical") or "")} & wanted)
             _merge_pages(listing.pages, query.get("pages", []))
         assert listing is not None
+        listing.namespaces = [0, *extra]
         for namespace in extra:
             for data in self.query({"gapnamespace": str(namespace), **pages}):
                 _merge_pages(listing.pages, data.get("query", {}).get("pages", []))
         return listing
 
-    def pages(self, titles: list[str]) -> Resolved:
-        """Facts about the pages that titles lead to, 50 titles a request, redirects resolved."""
+    def pages(self, titles: list[str], namespaces: tuple[int, ...] = (0,)) -> Resolved:
+        """Facts about the pages that titles lead to, 50 titles a request, redirects resolved;
+        pages outside namespaces count as missing."""
         resolved = Resolved()
         titles = sorted(set(titles))
         for start in range(0, len(titles), TITLES_PER_QUERY):
@@ -156,16 +159,17 @@ class WikiApi:
                     resolved.redirected[item["from"]] = item["to"]
                 existing = [p for p in query.get("pages", []) if not p.get("missing") and not p.get("invalid")]
                 resolved.missing.update(p["title"] for p in query.get("pages", []) if p.get("missing"))
-                _merge_pages(resolved.pages, [p for p in existing if p.get("ns") == 0 and not p.get("redirect")])
+                resolved.missing.update(p["title"] for p in existing if p.get("ns") not in namespaces)
+                _merge_pages(resolved.pages, [p for p in existing if p.get("ns") in namespaces and not p.get("redirect")])
         return resolved
 
-    def changes_since(self, timestamp: str) -> tuple[list[dict], str]:
-        """Recent changes in the article namespace from timestamp on, oldest first, and the
-        wiki's clock at the time of asking (where the next update starts)."""
+    def changes_since(self, timestamp: str, namespaces: tuple[int, ...] = (0,)) -> tuple[list[dict], str]:
+        """Recent changes in the namespaces (the listed ones) from timestamp on, oldest first, and
+        the wiki's clock at the time of asking (where the next update starts)."""
         changes: list[dict] = []
         now = ""
         for data in self.query({"meta": "siteinfo", "siprop": "general", "list": "recentchanges",
-                                "rcstart": timestamp, "rcdir": "newer", "rcnamespace": "0", "rclimit": "max",
+                                "rcstart": timestamp, "rcdir": "newer", "rcnamespace": "|".join(map(str, namespaces)), "rclimit": "max",
                                 "rctype": "edit|new|log", "rcprop": "title|ids|timestamp|loginfo|redirect"}):
             query = data.get("query", {})
             now = now or query.get("general", {}).get("time", "")

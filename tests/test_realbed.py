@@ -180,12 +180,15 @@ def check_an_update(site: RealBedSite, base_url: str, tmp_path) -> None:
 
     site.edit("Cow", "A cow was changed by an editor in this test.\nIt now says two things.")
     site.edit("Raid captain", "A raid captain was changed too.")
+    site.edit("Minecraft  Dungeons:Battlestaff", "A page of a spin-off namespace, changed.")
     site.delete("Diamond Ore")                       # the page and its alias go
     report = crawl(base_url + "/w/Main_Page", out, settings, progress=False, update=True)
-    assert report.requests <= 2 + 5, report.summary()
-    assert report.visited == 2 and report.removed == 1
+    assert report.requests <= 3 + 5, report.summary()
+    assert report.visited == 3 and report.removed == 1
     cow = next(page for page in read_corpus(out) if page.title == "Cow")
     assert cow.paragraphs == ["A cow was changed by an editor in this test.", "It now says two things."]
+    spin_off = next(page for page in read_corpus(out) if page.title == "Minecraft Dungeons:Battlestaff")
+    assert spin_off.paragraphs == ["A page of a spin-off namespace, changed."] and spin_off.kind == "spinoff"
 
     full = tmp_path / "full.jsonl"
     crawl(base_url + "/w/Main_Page", full, settings, progress=False)
