@@ -2,6 +2,12 @@
 
     python bench/bench_realbed.py                                  # every --tables mode
     python bench/bench_realbed.py --tables text --questions FILE   # and `jarvis eval --quick` on the crawl
+    python bench/bench_realbed.py --api                            # API crawl vs link crawl, and --update
+
+With --api: a link crawl (--no-api) and a crawl through the mirror's api.php, each with --delay 0 and
+--tables text, then an --update of the API crawl with nothing changed; per crawl the requests,
+requests per stored article, bytes received, seconds, pages and aliases stored, and whether the two
+corpora hold the same pages and text.
 
 Serves ``../shared/realwiki`` with ``jarvis realbed-wiki`` in its own process, crawls it with
 --delay 0 into a temporary directory and prints the figures (with --questions, also the eval's
@@ -46,10 +52,34 @@ def evaluate(corpus: Path, questions: Path, out: Path) -> dict:
     return json.loads(result.read_text())
 
 
+def corpus_text(path: Path) -> list[tuple]:
+    """A corpus without its aliases: the link crawl only sees the aliases the Main Page links."""
+    return sorted((p.url, p.title, p.kind, tuple(p.paragraphs), p.sha1) for p in read_corpus(path))
+
+
+def compare_api(base_url: str, tmp: Path) -> None:
+    rows = []
+    for name, settings, update in [("link crawl (--no-api)", CrawlSettings(delay=0, use_api=False), False),
+                                   ("API crawl", CrawlSettings(delay=0), False),
+                                   ("API --update, no change", CrawlSettings(delay=0), True)]:
+        out = tmp / ("links" if not settings.use_api else "api") / "corpus.jsonl"
+        report = crawl(f"{base_url}/w/Main_Page", out, settings, progress=False, update=update)
+        pages = read_corpus(out)
+        rows.append((name, report, len(pages), sum(len(p.aliases) for p in pages)))
+    print(f"{'':26} {'requests':>8} {'URLs':>6} {'req/stored':>10} {'bytes':>11} {'seconds':>8} {'pages':>6} "
+          f"{'aliases':>7}")
+    for name, report, pages, aliases in rows:
+        print(f"{name:26} {report.requests:8d} {report.visited:6d} {report.requests / max(pages, 1):10.3f} "
+              f"{report.bytes:11,d} {report.seconds:8.1f} {pages:6d} {aliases:7d}")
+    same = corpus_text(tmp / "links" / "corpus.jsonl") == corpus_text(tmp / "api" / "corpus.jsonl")
+    print(f"same pages and text in both corpora: {same}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", choices=TABLE_MODES, action="append", help="mode(s) to crawl (default: all)")
     parser.add_argument("--questions", type=Path, help="also run `jarvis eval --quick` with this question file")
+    parser.add_argument("--api", action="store_true", help="compare an API crawl with a link crawl, and --update")
     args = parser.parse_args()
     if not REALBED_PAGES.is_file():
         print(f"skipped: the real-wiki test bed is not there ({REALBED_PAGES})")
@@ -57,10 +87,13 @@ def main() -> int:
     process, base_url = start_server()
     try:
         with tempfile.TemporaryDirectory() as tmp:
+            if args.api:
+                compare_api(base_url, Path(tmp))
+                return 0
             for mode in args.tables or TABLE_MODES:
                 out = Path(tmp) / mode
-                report = crawl(f"{base_url}/w/Main_Page", out / "corpus.jsonl", CrawlSettings(delay=0, tables=mode),
-                               progress=False)
+                report = crawl(f"{base_url}/w/Main_Page", out / "corpus.jsonl",
+                               CrawlSettings(delay=0, tables=mode, use_api=False), progress=False)
                 pages = read_corpus(out / "corpus.jsonl")
                 kinds = Counter(page.kind for page in pages)
                 print(f"--tables {mode}: {report.stored} pages, {report.aliases} aliases, "

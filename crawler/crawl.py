@@ -279,7 +279,7 @@ class _Crawl:
                 self.fetcher.robots(self.scope.origin)
                 if self.scope.origin in self.fetcher.unreachable:
                     raise CrawlError(f"cannot reach {self.scope.origin} ({self.fetcher.unreachable[self.scope.origin]})")
-            changes, now = self.api.changes_since(state.api["since"])
+            changes, now = self.api.changes_since(state.api["since"], tuple(state.api.get("namespaces", [0])))
             # rcstart is inclusive (whole seconds): leave out the rows the last update saw already.
             seen_rcid = int(state.api.get("rcid") or 0)
             changes = [c for c in changes if int(c.get("rcid") or 0) > seen_rcid]
@@ -345,7 +345,7 @@ class _Crawl:
         ask |= {titles_of[url] for url in stale if titles_of[url]}
         if not ask:
             return documents, [], 0
-        resolved = self.api.pages(sorted(ask))
+        resolved = self.api.pages(sorted(ask), tuple(state.api.get("namespaces", [0])))
         removed = 0
         for title in ask:
             if title in resolved.missing or title in resolved.redirected:
@@ -406,14 +406,15 @@ class _Crawl:
         """Every article of the wiki as its API lists it, or None (then links are followed)."""
         api = WikiApi(self.fetcher, api_url, self.settings.maxlag)
         try:
-            listing = api.listing()
+            listing = api.listing(also_namespaces=self.settings.spin_off_namespaces)
         except ApiError as exc:
             log.info("no usable MediaWiki API at %s (%s): following links", api_url, exc)
             return None
         self.api = api
         self.scope = Scope.from_url(self.scope.origin + "/", listing.articlepath.replace("$1", ""))
         self.api_state = {"url": api_url, "since": listing.server_time, "rcid": 0, "origin": self.scope.origin,
-                          "article_path": self.scope.article_path, "articlepath": listing.articlepath}
+                          "article_path": self.scope.article_path, "articlepath": listing.articlepath,
+                          "namespaces": listing.namespaces}
         return listing
 
     def _queue_listing(self, listing: Listing) -> None:

@@ -178,7 +178,7 @@ class CrawlState:
 
     urls: list[str] = field(default_factory=list)            # every URL it fetched or queued
     documents: dict[str, Document] = field(default_factory=dict)  # by the URL the body came from
-    api: dict | None = None      # an API crawl: {"url", "since" (the wiki's clock), "rcid" (last change seen), "origin", "article_path", "articlepath"}
+    api: dict | None = None      # an API crawl: {"url", "since" (the wiki's clock), "rcid" (last change seen), "origin", "article_path", "articlepath", "namespaces" (listed)}
 
 
 def load_state(path: Path) -> CrawlState:

@@ -6,7 +6,8 @@ their categories, and what changed since a given time, in as few requests as the
   ``/api.php``.
 - ``WikiApi.listing()``: every article (``generator=allpages``, namespace 0, no redirects) with
   ``prop=info|categories|redirects`` in the same queries, plus ``meta=siteinfo``: a few hundred
-  pages per request, aliases without downloading a single redirect page.
+  pages per request, aliases without downloading a single redirect page; then the same for each
+  spin-off game's namespace (``siprop=namespaces`` names them), whose pages a link crawl stores too.
 - ``WikiApi.changes_since(t)``: ``list=recentchanges`` (edits, new pages, moves, deletions).
 - ``WikiApi.pages(titles)``: the same page facts for up to 50 titles a request, redirects resolved.
 
@@ -72,6 +73,7 @@ class Listing:
     server_time: str                                     # the wiki's clock when the listing began
     mainpage: str
     pages: dict[str, PageFacts] = field(default_factory=dict)  # title -> facts
+    namespaces: list[int] = field(default_factory=lambda: [0])  # the namespaces listed (0 and spin-offs')
 
 
 @dataclass
@@ -114,13 +116,17 @@ class WikiApi:
             raise ApiError(f"API error {error.get('code', '?')}: {error.get('info', '')}".strip())
         return data
 
-    def listing(self) -> Listing:
-        """Every article of the wiki with its redirects and categories (see the module docstring)."""
+    def listing(self, also_namespaces: tuple[str, ...] = ()) -> Listing:
+        """Every article of the wiki with its redirects and categories (see the module docstring),
+        and the pages of the namespaces named in also_namespaces (the spin-off games' namespaces,
+        which a link crawl stores too): one more listing for each such namespace the wiki has."""
         listing: Listing | None = None
-        for data in self.query({"meta": "siteinfo", "siprop": "general", "generator": "allpages",
-                                "gapnamespace": "0", "gapfilterredir": "nonredirects", "gaplimit": "max",
-                                "prop": "info|categories|redirects", "cllimit": "max", "rdlimit": "max",
-                                "rdnamespace": "0", "rdprop": "title"}):
+        wanted = {_folded(name) for name in also_namespaces}
+        extra: list[int] = []
+        pages = {"generator": "allpages", "gapfilterredir": "nonredirects", "gaplimit": "max",
+                 "prop": "info|categories|redirects", "cllimit": "max", "rdlimit": "max", "rdnamespace": "0",
+                 "rdprop": "title"}
+        for data in self.query({"meta": "siteinfo", "siprop": "general|namespaces", "gapnamespace": "0", **pages}):
             query = data.get("query", {})
             if listing is None:
                 general = query.get("general")
@@ -128,12 +134,20 @@ class WikiApi:
                     raise ApiError("no siteinfo in the answer")
                 listing = Listing(articlepath=general["articlepath"], server_time=general.get("time", ""),
                                   mainpage=general.get("mainpage", ""))
+                namespaces = query.get("namespaces") if isinstance(query.get("namespaces"), dict) else {}
+                extra = sorted(n["id"] for n in namespaces.values() if isinstance(n, dict) and isinstance(n.get("id"), int)
+                               and n["id"] > 0 and {_folded(n.get("name") or ""), _folded(n.get("canonical") or "")} & wanted)
             _merge_pages(listing.pages, query.get("pages", []))
         assert listing is not None
+        listing.namespaces = [0, *extra]
+        for namespace in extra:
+            for data in self.query({"gapnamespace": str(namespace), **pages}):
+                _merge_pages(listing.pages, data.get("query", {}).get("pages", []))
         return listing
 
-    def pages(self, titles: list[str]) -> Resolved:
-        """Facts about the pages that titles lead to, 50 titles a request, redirects resolved."""
+    def pages(self, titles: list[str], namespaces: tuple[int, ...] = (0,)) -> Resolved:
+        """Facts about the pages that titles lead to, 50 titles a request, redirects resolved;
+        pages outside namespaces count as missing."""
         resolved = Resolved()
         titles = sorted(set(titles))
         for start in range(0, len(titles), TITLES_PER_QUERY):
@@ -145,16 +159,17 @@ class WikiApi:
                     resolved.redirected[item["from"]] = item["to"]
                 existing = [p for p in query.get("pages", []) if not p.get("missing") and not p.get("invalid")]
                 resolved.missing.update(p["title"] for p in query.get("pages", []) if p.get("missing"))
-                _merge_pages(resolved.pages, [p for p in existing if p.get("ns") == 0 and not p.get("redirect")])
+                resolved.missing.update(p["title"] for p in existing if p.get("ns") not in namespaces)
+                _merge_pages(resolved.pages, [p for p in existing if p.get("ns") in namespaces and not p.get("redirect")])
         return resolved
 
-    def changes_since(self, timestamp: str) -> tuple[list[dict], str]:
-        """Recent changes in the article namespace from timestamp on, oldest first, and the
-        wiki's clock at the time of asking (where the next update starts)."""
+    def changes_since(self, timestamp: str, namespaces: tuple[int, ...] = (0,)) -> tuple[list[dict], str]:
+        """Recent changes in the namespaces (the listed ones) from timestamp on, oldest first, and
+        the wiki's clock at the time of asking (where the next update starts)."""
         changes: list[dict] = []
         now = ""
         for data in self.query({"meta": "siteinfo", "siprop": "general", "list": "recentchanges",
-                                "rcstart": timestamp, "rcdir": "newer", "rcnamespace": "0", "rclimit": "max",
+                                "rcstart": timestamp, "rcdir": "newer", "rcnamespace": "|".join(map(str, namespaces)), "rclimit": "max",
                                 "rctype": "edit|new|log", "rcprop": "title|ids|timestamp|loginfo|redirect"}):
             query = data.get("query", {})
             now = now or query.get("general", {}).get("time", "")
@@ -196,6 +211,10 @@ def _merge_pages(pages: dict[str, PageFacts], items: list[dict]) -> None:
         facts.revid = item.get("lastrevid", facts.revid)
         facts.redirects += [r["title"] for r in item.get("redirects", []) if r.get("title")]
         facts.categories += [c["title"].partition(":")[2] for c in item.get("categories", []) if c.get("title")]
+
+
+def _folded(name: str) -> str:
+    return " ".join(name.replace("_", " ").split()).casefold()
 
 
 def _is_maxlag(data: object) -> bool:

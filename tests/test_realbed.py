@@ -3,15 +3,17 @@ tables and redirects survive. Skipped where ../shared/realwiki is absent. The be
 run time only; these tests name a few page titles and compare the crawl with the bed itself."""
 from __future__ import annotations
 
+import json
 import re
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import pytest
 from bs4 import BeautifulSoup
 
 from crawler import CrawlSettings, crawl, read_corpus
 from crawler.extract import clean_text, extract_article
-from jarvis.realbed import RealBed, RealBedSite
+from jarvis.config import SAMPLE_WIKI_HOST
+from jarvis.realbed import RealBed, RealBedServer, RealBedSite
 from jarvis.realbed.site import ROBOTS_TXT
 from jarvis.samplewiki.titles import url_path
 
@@ -121,3 +123,91 @@ def test_navboxes_the_bed_saved_as_tables_are_served_as_navboxes_and_are_not_con
     groups = {clean_text(v[1][0]) for s in realbed.pages[title].sections for kind, v in s.blocks
               if kind == "table" and is_navbox(v)}
     assert not [p for p in article.paragraphs if any(p.startswith(g + " — ") for g in groups)]
+
+
+# ---------------------------------------------------------------------------- the mirror's api.php
+
+API_STRIDE = 13    # the API tests crawl one page in this many (in title order) and SUBSET: about 150 pages
+
+
+def corpus_text(path) -> list[tuple]:
+    """A corpus without its aliases (the link crawl sees only the aliases the Main Page links) and
+    without host and port."""
+    return sorted((p.url.split("/", 3)[3], p.title, p.kind, tuple(p.paragraphs), tuple(map(tuple, p.sections)), p.sha1)
+                  for p in read_corpus(path))
+
+
+@pytest.fixture()
+def api_subset(realbed):
+    titles = sorted(realbed.pages, key=str.casefold)[::API_STRIDE] + [t for t in SUBSET if t in realbed.pages]
+    return RealBed({title: realbed.pages[title] for title in titles}, mtime=realbed.mtime)
+
+
+def test_an_api_crawl_of_the_mirror_gives_the_link_crawls_corpus_at_one_request_per_article(api_subset, serve_realbed,
+                                                                                            tmp_path):
+    base_url = serve_realbed(api_subset)
+    links = crawl(base_url + "/w/Main_Page", tmp_path / "links.jsonl", CrawlSettings(delay=0, use_api=False),
+                  progress=False)
+    api = crawl(base_url + "/w/Main_Page", tmp_path / "api.jsonl", CrawlSettings(delay=0), progress=False)
+    assert links.api is None and api.api == base_url + "/api.php"
+    assert corpus_text(tmp_path / "api.jsonl") == corpus_text(tmp_path / "links.jsonl")
+    assert api.stored == links.stored > 100
+    assert api.requests / api.stored <= 1.15, api.summary()
+    # Every alias of the bed, without a redirect page fetched; the link crawl has those the Main Page links.
+    aliases = {page.title: set(page.aliases) for page in read_corpus(tmp_path / "api.jsonl")}
+    linked = {page.title: set(page.aliases) for page in read_corpus(tmp_path / "links.jsonl")}
+    expected = {" ".join(title.split()): {alias for t, alias in api_subset.by_key.values() if t == title and alias}
+                for title in api_subset.pages}
+    assert all(aliases[title] == expected[title] and linked[title] <= aliases[title] for title in aliases)
+    assert sum(map(len, aliases.values())) > sum(map(len, linked.values()))
+
+
+def test_an_update_of_the_mirror_fetches_only_what_changed_and_equals_a_full_crawl(api_subset, tmp_path):
+    server = RealBedServer(SAMPLE_WIKI_HOST, 0, api_subset)   # its own: this test changes the bed
+    server.serve_in_thread("realbed-wiki")
+    try:
+        check_an_update(server.site, server.base_url, tmp_path)
+    finally:
+        server.shutdown()
+
+
+def check_an_update(site: RealBedSite, base_url: str, tmp_path) -> None:
+    settings = CrawlSettings(delay=0)
+    out = tmp_path / "corpus.jsonl"
+    crawl(base_url + "/w/Main_Page", out, settings, progress=False)
+    unchanged = crawl(base_url + "/w/Main_Page", out, settings, progress=False, update=True)
+    assert unchanged.requests <= 5 and unchanged.visited == 0 and unchanged.changes == 0
+
+    site.edit("Cow", "A cow was changed by an editor in this test.\nIt now says two things.")
+    site.edit("Raid captain", "A raid captain was changed too.")
+    site.edit("Minecraft  Dungeons:Battlestaff", "A page of a spin-off namespace, changed.")
+    site.delete("Diamond Ore")                       # the page and its alias go
+    report = crawl(base_url + "/w/Main_Page", out, settings, progress=False, update=True)
+    assert report.requests <= 3 + 5, report.summary()
+    assert report.visited == 3 and report.removed == 1
+    cow = next(page for page in read_corpus(out) if page.title == "Cow")
+    assert cow.paragraphs == ["A cow was changed by an editor in this test.", "It now says two things."]
+    spin_off = next(page for page in read_corpus(out) if page.title == "Minecraft Dungeons:Battlestaff")
+    assert spin_off.paragraphs == ["A page of a spin-off namespace, changed."] and spin_off.kind == "spinoff"
+
+    full = tmp_path / "full.jsonl"
+    crawl(base_url + "/w/Main_Page", full, settings, progress=False)
+    assert corpus_text(out) == corpus_text(full)
+    assert sorted((p.title, sorted(p.aliases)) for p in read_corpus(out)) == \
+        sorted((p.title, sorted(p.aliases)) for p in read_corpus(full))
+
+
+def test_the_mirrors_api_lists_aliases_as_redirects_and_the_spin_off_namespaces(realbed):
+    site = RealBedSite(realbed, "http://127.0.0.1:1")
+    title, page = next((t, p) for t, p in sorted(realbed.pages.items()) if p.aliases)
+    answer = json.loads(site.respond("/api.php?action=query&format=json&formatversion=2&redirects=1&prop=info"
+                                     f"&titles={quote(page.aliases[0])}").body)
+    assert answer["query"]["redirects"] == [{"from": page.aliases[0], "to": title}]
+    assert answer["query"]["pages"][0]["title"] == title
+    answer = json.loads(site.respond("/api.php?action=query&format=json&formatversion=2&meta=siteinfo"
+                                     "&siprop=namespaces&list=allpages&apnamespace=10000&aplimit=max").body)
+    assert answer["query"]["namespaces"]["10000"]["name"] == "Minecraft Dungeons"
+    assert {p["title"] for p in answer["query"]["allpages"]} == {t for t in realbed.pages
+                                                                 if t.startswith("Minecraft  Dungeons:")}
+    assert json.loads(site.respond("/api.php?action=query&format=json&formatversion=2&list=recentchanges").body)[
+        "query"]["recentchanges"] == []

@@ -2,10 +2,12 @@
 never copied into the project) served as minecraft.wiki serves them, for crawling and evaluation.
 
 - ``RealBed.load()``: the pages, titles and redirects (``bed.py``);
-- ``serve_realbed_wiki`` / ``start_realbed_wiki``: the site over HTTP (``jarvis realbed-wiki``; ``site.py``).
+- ``serve_realbed_wiki`` / ``start_realbed_wiki``: the site over HTTP (``jarvis realbed-wiki``; ``site.py``);
+- ``RealBedStore``: the bed as a jarvis.wikiapi page store, behind the site's ``/api.php`` (``store.py``).
 """
 from jarvis.realbed.bed import RealBed, RealBedError, RealBedMissing
+from jarvis.realbed.store import RealBedStore
 from jarvis.realbed.site import RealBedServer, RealBedSite, serve_realbed_wiki, start_realbed_wiki
 
-__all__ = ["RealBed", "RealBedError", "RealBedMissing", "RealBedServer", "RealBedSite", "serve_realbed_wiki",
+__all__ = ["RealBed", "RealBedError", "RealBedMissing", "RealBedServer", "RealBedSite", "RealBedStore", "serve_realbed_wiki",
            "start_realbed_wiki"]

@@ -48,6 +48,11 @@ class RealBed:
     mtime: float = 0.0
 
     def __post_init__(self) -> None:
+        self.reindex()
+
+    def reindex(self) -> None:
+        """Build by_key again from pages (after a page changed or went)."""
+        self.by_key.clear()
         for title in self.pages:
             self.by_key.setdefault(dbkey(title), (title, None))
         for title, page in self.pages.items():

@@ -15,6 +15,8 @@
   URL (``?redirect=no`` shows the redirect itself).
 - ``/w/Main_Page`` links every page and one alias in three (the bed has no links between pages);
   unknown titles are 404; ``/robots.txt`` has wildcard rules (ROBOTS_TXT).
+- ``/api.php``: the Action API subset of jarvis/wikiapi over the bed (``RealBedStore``, store.py):
+  pages, aliases as redirects, recent changes of ``edit``/``delete`` made at run time.
 """
 from __future__ import annotations
 
@@ -30,19 +32,22 @@ from markupsafe import Markup
 
 from jarvis.config import REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST
 from jarvis.realbed.bed import BedPage, RealBed
+from jarvis.realbed.store import RealBedStore
 from jarvis.samplewiki.body import esc, esc_attr, wrap_parser_output
-from jarvis.samplewiki.render import MEDIAWIKI_VERSION, edited_date, page_id
+from jarvis.samplewiki.render import API_PATH, MEDIAWIKI_VERSION, edited_date
 from jarvis.samplewiki.server import STATIC_DIR, Response, SiteServer
 from jarvis.samplewiki.titles import MAIN_PAGE, SITE_NAME, css_class, dbkey, index_php, namespace_number, url_path
+from jarvis.wikiapi import ActionApi
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 # minecraft.wiki-style rules with wildcards (RFC 9309). The last one matches real pages of the bed:
 # the project namespace's sandbox pages ("Minecraft Wiki:Sandbox/Tutorials/..."), which a polite
-# crawler must not fetch.
+# crawler must not fetch. api.php is open to crawlers (the cheap way to read the wiki): its
+# Allow rule is longer than "/*?action=", so it wins (RFC 9309's longest match).
 ROBOTS_TXT = """\
 # robots.txt of the Jarvis real-wiki test bed (rules in the style of minecraft.wiki's)
 User-agent: *
-Disallow: /api.php
+Allow: /api.php?action=
 Disallow: /index.php
 Disallow: /*?action=
 Disallow: /*&action=
@@ -74,6 +79,12 @@ class RealBedSite:
         self._bodies: dict[str, tuple[str, list[dict]]] = {}   # title -> (content HTML, TOC entries)
         self._lock = threading.Lock()
         self.static = {"css": (STATIC_DIR / "wiki.css").read_bytes(), "png": (STATIC_DIR / "placeholder.png").read_bytes()}
+        self.store = RealBedStore(bed, self.content_html, self.base_url)
+        self.api = ActionApi(self.store)
+
+    def content_html(self, title: str) -> str:
+        """The .mw-parser-output of a page of the bed or of the main page."""
+        return self._main_page() if title == MAIN_PAGE else self._body(self.bed.pages[title])[0]
 
     def respond(self, target: str) -> Response:
         parts = urlsplit(target)
@@ -83,6 +94,9 @@ class RealBedSite:
             return Response(200, ROBOTS_TXT.encode(), "text/plain; charset=UTF-8", last_modified=self.bed.mtime)
         if path in ("", "/", "/w", "/w/"):
             return self._redirect(url_path(MAIN_PAGE))
+        if path == API_PATH:
+            answer = self.api.respond(query)
+            return Response(answer.status, answer.body, answer.content_type, headers=tuple(answer.headers.items()))
         if path == "/load.php":
             return Response(200, self.static["css"], "text/css; charset=utf-8", last_modified=self.bed.mtime)
         if path.startswith("/images/") or path == "/favicon.ico":
@@ -119,6 +133,21 @@ class RealBedSite:
             subtitle = f'<span class="mw-redirectedfrom">(Redirected from {link})</span>'
         return self._page(title, content, toc, subtitle=subtitle, redirected_from=alias)
 
+    # ------------------------------------------------------------------ changes at run time
+
+    def edit(self, title: str, text: str) -> None:
+        """Replace a page's text (one paragraph a line); recorded in list=recentchanges."""
+        self.store.edit(title, text)
+        with self._lock:
+            self._bodies.clear()    # the page, and the navboxes that name it
+
+    def delete(self, title: str) -> None:
+        """Delete a page with its aliases; recorded in list=recentchanges."""
+        self.store.delete(title)
+        with self._lock:
+            self.titles = sorted(self.bed.pages, key=str.casefold)
+            self._bodies.clear()
+
     # ------------------------------------------------------------------ whole pages
 
     def _redirect(self, path: str) -> Response:
@@ -134,7 +163,7 @@ class RealBedSite:
               namespace: int | None = None) -> Response:
         number = namespace_number(title) if namespace is None else namespace
         prefix, colon, rest = title.partition(":") if number != 0 else ("", "", title)
-        ids = page_id(title) if status == 200 else 0
+        ids = self.store.page_id(title) if status == 200 else 0
         rlconf = {
             "wgBreakFrames": False, "wgCanonicalNamespace": dbkey(prefix), "wgCanonicalSpecialPageName": False,
             "wgNamespaceNumber": number, "wgPageName": dbkey(title), "wgTitle": rest,

@@ -16,25 +16,27 @@ import time
 from jarvis.samplewiki.render import Renderer, page_id
 from jarvis.samplewiki.site import SampleWiki
 from jarvis.samplewiki.source import Article, SourceError, parse_body
-from jarvis.samplewiki.titles import MAIN_PAGE, SITE_NAME, namespace_number, normalize_title
-from jarvis.wikiapi import Change, ChangeLog, SiteInfo, StoredPage
+from jarvis.samplewiki.titles import MAIN_PAGE, NAMESPACES, SITE_NAME, namespace_number, normalize_title
+from jarvis.wikiapi import LoggedStore, SiteInfo, StoredPage
 
 
-class SampleWikiStore:
+def site_info(server: str) -> SiteInfo:
+    """The site info of the wikis served here (the sample wiki, the real-wiki test bed): the Minecraft Wiki's."""
+    return SiteInfo(sitename=SITE_NAME, mainpage=MAIN_PAGE, server=server,
+                    namespaces=tuple((number, name) for name, number in NAMESPACES.items() if number >= 0))
+
+
+class SampleWikiStore(LoggedStore):
     """Implements jarvis.wikiapi.PageStore over a SampleWiki and its Renderer."""
 
     def __init__(self, wiki: SampleWiki, renderer: Renderer, server: str) -> None:
+        super().__init__(site_info(server))
         self.wiki = wiki
         self.renderer = renderer
         self.server = server
-        self.lag_seconds = 0.0                        # tests raise it to see maxlag answers
-        self.log = ChangeLog()
         self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ PageStore
-
-    def site_info(self) -> SiteInfo:
-        return SiteInfo(sitename=SITE_NAME, mainpage=MAIN_PAGE, server=self.server)
 
     def titles(self, namespace: int) -> list[str]:
         with self._lock:
@@ -59,12 +61,6 @@ class SampleWikiStore:
 
     def normalize(self, title: str) -> str:
         return normalize_title(title)
-
-    def changes(self) -> list[Change]:
-        return self.log.rows()
-
-    def lag(self) -> float:
-        return self.lag_seconds
 
     # ------------------------------------------------------------------ changes at run time
 
@@ -129,9 +125,7 @@ class SampleWikiStore:
         return self.log.page_id(title, page_id(title))
 
     def _edited(self, title: str, new: bool = False, redirect: bool = False) -> None:
-        pageid = self._page_id(title)
-        self.log.edited(title, namespace_number(title), pageid, self.log.revision(title, pageid), new=new,
-                        redirect=redirect)
+        self.record_edit(title, namespace_number(title), page_id(title), new=new, redirect=redirect)
 
     def _article(self, title: str) -> Article:
         title = normalize_title(title)

@@ -2,11 +2,12 @@
 
 ``ActionApi(store).respond(params)`` answers ``api.php`` requests as MediaWiki 1.43 does with
 ``format=json&formatversion=2``. A wiki plugs in by implementing ``PageStore`` (store.py):
-the sample wiki (jarvis/samplewiki) does; ``ChangeLog`` (changes.py) keeps the recent changes of
+the sample wiki (jarvis/samplewiki) and the real-wiki test bed (jarvis/realbed) do, on
+``LoggedStore``; ``ChangeLog`` (changes.py) keeps the recent changes of
 a store whose pages change at run time. See docs/crawler-api.md.
 """
 from jarvis.wikiapi.api import ActionApi, ApiAnswer
-from jarvis.wikiapi.changes import ChangeLog
+from jarvis.wikiapi.changes import ChangeLog, LoggedStore
 from jarvis.wikiapi.store import Change, PageStore, SiteInfo, StoredPage, api_timestamp
 
-__all__ = ["ActionApi", "ApiAnswer", "Change", "ChangeLog", "PageStore", "SiteInfo", "StoredPage", "api_timestamp"]
+__all__ = ["ActionApi", "ApiAnswer", "Change", "ChangeLog", "LoggedStore", "PageStore", "SiteInfo", "StoredPage", "api_timestamp"]

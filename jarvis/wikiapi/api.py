@@ -1,7 +1,7 @@
 """``api.php`` over a PageStore: the Action API subset the crawler uses, answered as MediaWiki 1.43
 answers it with ``format=json&formatversion=2``.
 
-Supported: ``action=query`` with ``meta=siteinfo``, ``list=allpages|allredirects|recentchanges``,
+Supported: ``action=query`` with ``meta=siteinfo`` (``siprop=general|namespaces``), ``list=allpages|allredirects|recentchanges``,
 ``generator=allpages``, ``titles=`` (with ``redirects``), ``prop=info|categories|redirects``, and
 ``action=parse`` (``prop=text|categories|displaytitle|revid``). Limits as MediaWiki's (default 10,
 ``max`` = 500); continuation as MediaWiki's: the ``continue`` object is sent back as it came, its
@@ -104,7 +104,14 @@ class ActionApi:
             if name != "siteinfo":
                 raise ApiError("badvalue", f'Unrecognized value for parameter "meta": {name}.')
             if not cont.done(name):
-                query["general"] = self._siteinfo()
+                siprops = _values(params.get("siprop", "general"))
+                unknown = [prop for prop in siprops if prop not in ("general", "namespaces")]
+                if unknown:
+                    raise ApiError("badvalue", f'Unrecognized value for parameter "siprop": {unknown[0]}.')
+                if "general" in siprops:
+                    query["general"] = self._siteinfo()
+                if "namespaces" in siprops:
+                    query["namespaces"] = self._namespaces()
                 cont.finish(name)
         for name in lists:
             handler = {"allpages": self._allpages, "allredirects": self._allredirects,
@@ -143,6 +150,12 @@ class ActionApi:
                 "server": site.server, "servername": site.server.split("://", 1)[-1],
                 "articlepath": site.articlepath, "scriptpath": site.scriptpath, "script": f"{site.scriptpath}/index.php",
                 "time": api_timestamp(time.time()), "maxarticlesize": 2097152}
+
+    def _namespaces(self) -> dict:
+        """siprop=namespaces as MediaWiki writes it: by number, as strings."""
+        return {str(number): {"id": number, "case": "first-letter", "name": name, "subpages": number != 0,
+                              "canonical": name, "content": number == 0, "nonincludable": False}
+                for number, name in self.store.site_info().namespaces}
 
     def _allpages(self, params: dict[str, str], g: str, cont: "_Continuation", generating: bool = False) -> list[dict]:
         p = g + "ap"

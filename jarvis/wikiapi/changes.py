@@ -3,7 +3,8 @@
 ``ChangeLog`` hands out revision ids and keeps the list=recentchanges rows the way MediaWiki
 records them: an edit or a new page is a row with a new revision id; a move is a "move" log row
 on the old title whose logparams name the new one (the page keeps its page id); a deletion is a
-"delete" log row. A store calls it when it changes a page and serves ``rows()`` as ``changes()``.
+"delete" log row. A store calls it when it changes a page and serves ``rows()`` as ``changes()``;
+``LoggedStore`` does that for the stores served here.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import itertools
 import threading
 import time
 
-from jarvis.wikiapi.store import Change
+from jarvis.wikiapi.store import Change, SiteInfo
 
 
 class ChangeLog:
@@ -61,3 +62,28 @@ class ChangeLog:
     def rows(self) -> list[Change]:
         with self._lock:
             return list(self._rows)
+
+
+class LoggedStore:
+    """What every store served here shares: its site info, a ``ChangeLog`` of the changes made at
+    run time (list=recentchanges) and a lag that tests raise to see maxlag answers. A store
+    subclasses it and adds titles, page, parser_output and normalize."""
+
+    def __init__(self, site: SiteInfo) -> None:
+        self.site = site
+        self.log = ChangeLog()
+        self.lag_seconds = 0.0
+
+    def site_info(self) -> SiteInfo:
+        return self.site
+
+    def changes(self) -> list[Change]:
+        return self.log.rows()
+
+    def lag(self) -> float:
+        return self.lag_seconds
+
+    def record_edit(self, title: str, ns: int, original_id: int, new: bool = False, redirect: bool = False) -> None:
+        """An edit (or a new page) of title, whose page id is original_id unless a page moved there."""
+        pageid = self.log.page_id(title, original_id)
+        self.log.edited(title, ns, pageid, self.log.revision(title, pageid), new=new, redirect=redirect)

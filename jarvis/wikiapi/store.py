@@ -27,6 +27,7 @@ class SiteInfo:
     scriptpath: str = ""             # api.php lives at server + scriptpath + "/api.php"
     generator: str = "MediaWiki 1.43.1"
     lang: str = "en"
+    namespaces: tuple[tuple[int, str], ...] = ((0, ""),)   # siprop=namespaces: (number, name), articles' first
 
 
 @dataclass(frozen=True)
