@@ -1,6 +1,8 @@
 """The chat bridge against a local RaspberryJuice double on real sockets (tests/raspberryjuice_double.py).
 
-Every wait is a bounded loop with a deadline; nothing asserts on how long anything took.
+The double behaves like the real plugins (replies once per tick, Fail, lag, two dialects); every
+test on a socket runs against both dialects. Every wait is a bounded loop with a deadline;
+nothing asserts on how long anything took.
 """
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 import unicodedata
 from dataclasses import replace
 
@@ -16,16 +19,18 @@ import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 from mcpi.util import flatten_parameters_to_bytestring
 
-from jarvis.bridge import (PREFIX, Bridge, BridgeConnection, BridgeError, ChatPost, ConnectionLost,
-                           addressed_question, answer_lines, chat_safe, parse_chat_posts, reply_lines)
+from jarvis.bridge import (FORK, PREFIX, UPSTREAM, Bridge, BridgeConnection, BridgeError, ChatClient, ChatPost,
+                           ConnectionLost, addressed_question, answer_lines, chat_line, chat_safe, parse_chat_posts,
+                           plain_player_name, reply_lines)
 from jarvis.config import BridgeSettings
 from jarvis.pipeline import Answer, check_question
-from raspberryjuice_double import RaspberryJuiceDouble
+from raspberryjuice_double import Player, RaspberryJuiceDouble
 
-PLAYERS = {1: "Steve", 2: "Alex"}
-# Fast settings for tests: poll often, give up on a silent server quickly, reconnect quickly.
+# Steve's tab-list name is decorated by a rank plugin, as upstream's entity.getName returns it.
+PLAYERS = {1: Player("Steve", "\u00a7c[Admin] \u00a7fSteve"), 2: Player("Alex")}
+# Fast settings for tests: poll often, reconnect quickly.
 FAST = BridgeSettings(mc_host="127.0.0.1", poll_interval=0.02, per_player_rate=0.0, io_timeout=2.0,
-                      reconnect_min_delay=0.05, reconnect_max_delay=0.2, connect_attempts=3)
+                      reconnect_min_delay=0.05, reconnect_max_delay=0.2, connect_attempts=3, slow_after=1.0)
 
 NASTY = [
     "line one\nchat.post(injected)\nworld.setBlock(0,0,0,46)",
@@ -100,9 +105,9 @@ class RunningBridge:
         assert self.error is None, self.error
 
 
-@pytest.fixture
-def double():
-    with RaspberryJuiceDouble(PLAYERS) as server:
+@pytest.fixture(params=[UPSTREAM, FORK])
+def double(request):
+    with RaspberryJuiceDouble(PLAYERS, dialect=request.param) as server:
         yield server
 
 
@@ -127,6 +132,7 @@ def assert_only_chat_lines(double: RaspberryJuiceDouble) -> None:
     """Every line the server ever received is a command the bridge meant to send, one per line."""
     assert set(double.commands) <= {"chat.post", "events.clear", "events.chat.posts", "entity.getName",
                                     "world.getPlayerIds"}
+    assert not double.exceptions          # no line the server could not parse
     for raw in double.lines:
         text = raw.decode("utf-8")
         assert "\r" not in text
@@ -247,6 +253,83 @@ def test_very_long_reply_is_shortened_but_keeps_the_source():
     assert len(lines) == 3
     assert all(len(line) <= 200 for line in lines)
     assert lines[-1].endswith("… (source: Cow)")
+
+
+@given(st.lists(st.tuples(st.integers(0, 10**6), st.text().map(lambda t: t.replace("\n", " ")))))
+@hyp_settings(max_examples=300, deadline=None)
+def test_fork_chat_posts_are_exact(posts):
+    """The fork escapes `|` and `,`: any message, `|12,` included, comes back exactly."""
+    response = "|".join(f"{pid},{msg.replace('|', chr(92) + '|').replace(',', chr(92) + ',')}" for pid, msg in posts)
+    assert parse_chat_posts(response, FORK) == [ChatPost(pid, msg) for pid, msg in posts]
+
+
+def test_fork_unescaping_keeps_backslashes():
+    # the fork escaped `a\|b,c\\,d` as `a\\|b\,c\\\,d` (only | and , get a backslash)
+    assert parse_chat_posts(r"3,a\\|b\,c\\\,d|4,\\", FORK) == [ChatPost(3, r"a\|b,c\\,d"), ChatPost(4, r"\\")]
+
+
+@pytest.mark.parametrize("text, line", [
+    ("[Jarvis] a, b,", "[Jarvis] a, b"),
+    ("[Jarvis] trailing ,, ,", "[Jarvis] trailing"),
+    (",,,", ""),
+    ("[Jarvis] (source: Cow)", "[Jarvis] (source: Cow)"),
+])
+def test_chat_line_drops_trailing_commas_java_split_would_drop(text, line):
+    assert chat_line(text) == line
+
+
+@pytest.mark.parametrize("list_name, name", [
+    ("\u00a7c[Admin] \u00a7fSteve", "Steve"),
+    ("\u00a76\u00a7lAlex", "Alex"),
+    ("Notch", "Notch"),
+    ("[VIP] \u00a7k???", "[VIP] ???"),
+    ("\u00a7r", None),
+])
+def test_player_names_lose_colour_codes_and_rank_prefixes(list_name, name):
+    assert plain_player_name(list_name) == name
+
+
+# --------------------------------------------------------------------------- the double is as strict as the plugin
+
+
+def _raw_exchange(port: int, payload: bytes, expect_lines: int, settle: float = 0.3) -> list[bytes]:
+    import socket as socket_module
+    with socket_module.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(payload)
+        data = b""
+        deadline = time.monotonic() + 5
+        while data.count(b"\n") < expect_lines and time.monotonic() < deadline:
+            data += sock.recv(65536)
+        time.sleep(settle)              # anything more would arrive within a few ticks
+        sock.setblocking(False)
+        try:
+            data += sock.recv(65536)
+        except BlockingIOError:
+            pass
+    return data.split(b"\n")[:-1]
+
+
+@pytest.mark.parametrize("dialect", [UPSTREAM, FORK])
+def test_double_replies_like_the_plugin(dialect):
+    with RaspberryJuiceDouble(PLAYERS, dialect=dialect) as server:
+        replies = _raw_exchange(server.port, b"no parenthesis\nevents.clearAll()\nchat.post(hi,,)\nchat.post(,)\n"
+                                             b"events.clear()\nentity.getName(1)\nentity.getName(9)\n"
+                                             b"world.getPlayerEntityIds()\nworld.getPlayerIds()\n",
+                                 5 if dialect == UPSTREAM else 8)
+        assert server.posts[0] == "hi"                      # Java's split dropped the trailing commas
+        assert server.exceptions == ["no parenthesis"]       # threw before dispatch: no reply
+    if dialect == UPSTREAM:   # clearAll, chat.post(,) Fail; clear, post, unknown entity: nothing
+        assert replies == [b"Fail", b"Fail", "\u00a7c[Admin] \u00a7fSteve".encode(), b"Fail", b"1|2"]
+    else:
+        assert replies == [b"Fail", b"Success", b"Success", b"Success", b"Steve", b"Fail", b"Fail", b"1|2"]
+
+
+def test_double_answers_once_per_tick_and_not_during_a_lag_spike():
+    with RaspberryJuiceDouble(PLAYERS, tick=0.05) as server:
+        server.lag(0.6)
+        began = time.monotonic()
+        replies = _raw_exchange(server.port, b"world.getPlayerIds()\n", 1, settle=0.0)
+        assert replies == [b"1|2"] and time.monotonic() - began >= 0.5
 
 
 # --------------------------------------------------------------------------- the bridge on a real socket
@@ -378,30 +461,40 @@ def test_a_reply_the_server_never_took_is_posted_again(double, start_bridge):
     assert any("nothing was lost" in p for p in double.posts)
 
 
-def test_a_silent_server_counts_as_dead(double, start_bridge):
-    answerer = RecordingAnswerer()
-    running = start_bridge(answerer, io_timeout=0.3)
+def test_a_silent_server_is_waited_for_not_dropped(double, start_bridge):
+    """A hung main thread keeps the connection open: slow is not dead, no reconnection."""
+    running = start_bridge(RecordingAnswerer(), slow_after=0.2)
+    double.go_silent()
+    assert double.wait_for(lambda: running.bridge.stats.stalls == 0 and double.connections == 1, timeout=1.5)
+    time.sleep(1.0)                                         # several slow_after periods: still waiting
+    assert double.connections == 1 and running.bridge.stats.disconnects == 0
+    assert running.thread.is_alive()
+
+
+def test_dead_after_gives_up_on_a_silent_server(double, start_bridge):
+    running = start_bridge(RecordingAnswerer(), dead_after=0.3)
     double.go_silent()                                      # open socket, no replies: mcpi would hang
-    assert double.wait_for(lambda: double.connections >= 2), "no reconnection after the timeout"
+    assert double.wait_for(lambda: running.bridge.stats.reconnects >= 1 and running.bridge.connected), \
+        "no reconnection after dead_after"
     double.say(1, "jarvis, are you back?")
     assert double.wait_for(lambda: replies_to(double.posts, "Steve"))
     assert running.bridge.stats.disconnects >= 1
 
 
 def test_connection_reports_a_closed_socket_instead_of_spinning(double):
-    connection = BridgeConnection("127.0.0.1", double.port, timeout=2.0)
-    assert double.wait_for_clients(1)
-    assert connection.sendReceive(b"entity.getName", 1) == "Steve"
+    client = ChatClient.connect(replace(FAST, mc_port=double.port))
+    client.start_session()
+    assert client.player_name(1) == "Steve"
     double.drop_clients()
     with pytest.raises(ConnectionLost):
         for _ in range(100):   # bounded: the first or second call must notice
-            connection.sendReceive(b"events.chat.posts")
-    connection.close()
+            client.post_and_poll([])
+    client.close()
 
 
 def test_burst_of_players_every_question_answered_or_told_busy(double, start_bridge):
     players = {10 + p: f"Player{p}" for p in range(10)}
-    double.players.update(players)
+    double.players.update({pid: Player(name) for pid, name in players.items()})
     answerer = RecordingAnswerer()
     running = start_bridge(answerer, queue_size=8)
     for round_ in range(10):
@@ -487,12 +580,14 @@ def test_unknown_entity_gets_an_unaddressed_reply(double, start_bridge):
 
 
 def test_a_player_who_left_gets_an_unaddressed_reply_without_a_reconnect(double, start_bridge):
-    double.ghosts.add(42)                   # online a moment ago; entity.getName gets no reply
-    start_bridge(RecordingAnswerer(), io_timeout=0.5)
-    double.say(42, "jarvis, bye")
+    double.players[42] = Player("Leaver")
+    running = start_bridge(RecordingAnswerer())
+    with double._changed:                   # both before the next tick: upstream will not answer getName
+        double.say(42, "jarvis, bye")
+        double.leave(42)
     assert double.wait_for(lambda: double.posts)
     assert double.posts == ["[Jarvis] answer to bye (source: Cow)"]
-    assert double.connections == 1
+    assert double.connections == 1 and running.bridge.stats.stalls == 0
 
 
 def test_stops_by_itself_after_max_questions(double):
@@ -521,6 +616,13 @@ def test_stopping_with_questions_left_says_so_and_stops(double, start_bridge):
     running.stop()                                      # joins the bridge thread (bounded)
     answerer.released.set()
     assert double.posts == ["[Jarvis] Going offline, 2 question(s) left unanswered, sorry."]
+
+
+def test_stopping_during_a_lag_spike_stops_within_the_grace(double, start_bridge):
+    running = start_bridge(RecordingAnswerer(), io_timeout=0.5)
+    double.lag(30)
+    time.sleep(0.2)                                     # the poller is waiting for a reply
+    running.stop()                                      # bounded join inside
 
 
 def test_unreachable_server_is_a_user_error():
