@@ -54,7 +54,7 @@ class Player:
 class _Session:
     sock: socket.socket
     lines: deque = field(default_factory=deque)          # received, waiting for a tick
-    events: deque = field(default_factory=deque)         # (entity id, message)
+    events: deque = field(default_factory=deque)         # (entity id, message, key)
     silent: bool = False
     closed: bool = False
 
@@ -77,6 +77,8 @@ class RaspberryJuiceDouble:
         self.failed: list[str] = []           # commands answered Fail
         self.lag_spikes: list[tuple[float, float]] = []   # (start, seconds)
         self.polls = 0
+        self.delivered: set[int] = set()      # keys of the chat messages returned by a poll
+        self._said = 0
         self.connections = 0
         self._sessions: list[_Session] = []
         self._changed = threading.Condition()
@@ -95,12 +97,17 @@ class RaspberryJuiceDouble:
 
     # ------------------------------------------------------------------ driving it from a test
 
-    def say(self, entity_id: int, message: str) -> None:
-        """A player posts ``message`` in chat: queued at once for every connection, even during a lag spike."""
+    def say(self, entity_id: int, message: str) -> int:
+        """A player posts ``message`` in chat: queued at once for every connection, even during a lag spike.
+
+        Returns the message's key: ``key in delivered`` once a poll returned it to a client.
+        """
         with self._changed:
+            self._said += 1
             for session in self._sessions:
-                session.events.append((entity_id, message))
+                session.events.append((entity_id, message, self._said))
             self._changed.notify_all()
+            return self._said
 
     def lag(self, seconds: float) -> None:
         """A lag spike: the main thread stalls for ``seconds`` from now (no command runs, no reply)."""
@@ -281,7 +288,8 @@ class RaspberryJuiceDouble:
             if self.fail_polls_every and self.polls % self.fail_polls_every == 0:
                 raise RuntimeError("ConcurrentModificationException")   # the queue is left as it was
             events, session.events = list(session.events), deque()
-            return "|".join(f"{pid},{_escape(msg) if fork else msg}" for pid, msg in events)
+            self.delivered.update(key for _, _, key in events)
+            return "|".join(f"{pid},{_escape(msg) if fork else msg}" for pid, msg, _ in events)
         if name == "chat.post":
             if not args:   # upstream builds "" then substring(0, -1) throws; the fork checks isEmpty
                 if not fork:
