@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 from mcpi.util import flatten_parameters_to_bytestring
 
-from jarvis.bridge import (FORK, PREFIX, UPSTREAM, Bridge, BridgeConnection, BridgeError, ChatClient, ChatPost,
+from jarvis.bridge import (FORK, PREFIX, UPSTREAM, Bridge, BridgeError, ChatClient, ChatPost,
                            ConnectionLost, addressed_question, answer_lines, chat_line, chat_safe, parse_chat_posts,
                            plain_player_name, reply_lines)
 from jarvis.config import BridgeSettings
@@ -463,9 +463,8 @@ def test_a_reply_the_server_never_took_is_posted_again(double, start_bridge):
 
 def test_a_silent_server_is_waited_for_not_dropped(double, start_bridge):
     """A hung main thread keeps the connection open: slow is not dead, no reconnection."""
-    running = start_bridge(RecordingAnswerer(), slow_after=0.2)
+    running = start_bridge(RecordingAnswerer(), slow_after=0.2, io_timeout=0.3)
     double.go_silent()
-    assert double.wait_for(lambda: running.bridge.stats.stalls == 0 and double.connections == 1, timeout=1.5)
     time.sleep(1.0)                                         # several slow_after periods: still waiting
     assert double.connections == 1 and running.bridge.stats.disconnects == 0
     assert running.thread.is_alive()
