@@ -324,6 +324,23 @@ class RaspberryJuiceDouble:
             pass
 
 
+def raw_exchange(port: int, payload: bytes, expect_lines: int, settle: float = 0.3) -> list[bytes]:
+    """Send ``payload`` to an API port as is; the reply lines (waits for ``expect_lines``, then ``settle`` s more)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(payload)
+        data = b""
+        deadline = time.monotonic() + 5
+        while data.count(b"\n") < expect_lines and time.monotonic() < deadline:
+            data += sock.recv(65536)
+        time.sleep(settle)              # anything more would arrive within a few ticks
+        sock.setblocking(False)
+        try:
+            data += sock.recv(65536)
+        except BlockingIOError:
+            pass
+    return data.split(b"\n")[:-1]
+
+
 def _java_split(text: str) -> list[str]:
     """Java's ``text.split(",")``: trailing empty strings removed ("" gives [""], "," gives [])."""
     if text == "":

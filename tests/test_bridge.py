@@ -24,7 +24,7 @@ from jarvis.bridge import (FORK, PREFIX, UPSTREAM, Bridge, BridgeError, ChatClie
                            plain_player_name, reply_lines)
 from jarvis.config import BridgeSettings
 from jarvis.pipeline import Answer, check_question
-from raspberryjuice_double import Player, RaspberryJuiceDouble
+from raspberryjuice_double import Player, RaspberryJuiceDouble, raw_exchange
 
 # Steve's tab-list name is decorated by a rank plugin, as upstream's entity.getName returns it.
 PLAYERS = {1: Player("Steve", "\u00a7c[Admin] \u00a7fSteve"), 2: Player("Alex")}
@@ -292,27 +292,10 @@ def test_player_names_lose_colour_codes_and_rank_prefixes(list_name, name):
 # --------------------------------------------------------------------------- the double is as strict as the plugin
 
 
-def _raw_exchange(port: int, payload: bytes, expect_lines: int, settle: float = 0.3) -> list[bytes]:
-    import socket as socket_module
-    with socket_module.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        sock.sendall(payload)
-        data = b""
-        deadline = time.monotonic() + 5
-        while data.count(b"\n") < expect_lines and time.monotonic() < deadline:
-            data += sock.recv(65536)
-        time.sleep(settle)              # anything more would arrive within a few ticks
-        sock.setblocking(False)
-        try:
-            data += sock.recv(65536)
-        except BlockingIOError:
-            pass
-    return data.split(b"\n")[:-1]
-
-
 @pytest.mark.parametrize("dialect", [UPSTREAM, FORK])
 def test_double_replies_like_the_plugin(dialect):
     with RaspberryJuiceDouble(PLAYERS, dialect=dialect) as server:
-        replies = _raw_exchange(server.port, b"no parenthesis\nevents.clearAll()\nchat.post(hi,,)\nchat.post(,)\n"
+        replies = raw_exchange(server.port, b"no parenthesis\nevents.clearAll()\nchat.post(hi,,)\nchat.post(,)\n"
                                              b"events.clear()\nentity.getName(1)\nentity.getName(9)\n"
                                              b"world.getPlayerEntityIds()\nworld.getPlayerIds()\n",
                                  5 if dialect == UPSTREAM else 8)
@@ -328,7 +311,7 @@ def test_double_answers_once_per_tick_and_not_during_a_lag_spike():
     with RaspberryJuiceDouble(PLAYERS, tick=0.05) as server:
         server.lag(0.6)
         began = time.monotonic()
-        replies = _raw_exchange(server.port, b"world.getPlayerIds()\n", 1, settle=0.0)
+        replies = raw_exchange(server.port, b"world.getPlayerIds()\n", 1, settle=0.0)
         assert replies == [b"1|2"] and time.monotonic() - began >= 0.5
 
 
@@ -745,3 +728,17 @@ def test_serve_answers_everything_through_fail_and_a_lag_spike(dialect, lag, bun
     assert f'event=dialect dialect="{dialect}"' in stderr
     assert server.failed and set(server.failed) == {"events.chat.posts"}
     assert_only_chat_lines(server)
+
+
+def test_a_fork_taken_for_upstream_loses_no_reply_even_in_a_long_first_batch():
+    with RaspberryJuiceDouble(PLAYERS, dialect=FORK) as server:
+        client = ChatClient.connect(replace(FAST, mc_port=server.port, dialect=UPSTREAM))
+        assert server.wait_for_clients(1)
+        server.say(1, "jarvis, hello")
+        # No events.clear first: three chat.post acknowledgements arrive where none were expected.
+        assert client.post_and_poll(["[Jarvis] one", "[Jarvis] two", "[Jarvis] three"]) == [ChatPost(1, "jarvis, hello")]
+        assert client.dialect == FORK
+        server.say(2, "next")
+        assert client.post_and_poll(["[Jarvis] four"]) == [ChatPost(2, "next")]
+        assert client.player_name(2) == "Alex" and client.connection.stats.strays == 0
+        client.close()

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from jarvis.demo import DemoError, LocalMinecraft, node_executable, run_bot, start_jarvis
+from raspberryjuice_double import RaspberryJuiceDouble, raw_exchange
 
 pytestmark = pytest.mark.e2e
 
@@ -26,6 +27,25 @@ def node():
         return node_executable()
     except DemoError as exc:
         pytest.skip(f"end-to-end Minecraft test needs Node.js and mcserver/node_modules: {exc}")
+
+
+# Nobody online: upstream's entity.getName throws (no host player) -> Fail, like the fork's.
+RAW = (b"no parenthesis\nevents.clearAll()\nchat.post(hi,,)\nchat.post(,)\nevents.clear()\nentity.getName(1)\n"
+       b"world.getPlayerEntityIds()\nworld.getPlayerIds()\nevents.chat.posts(\n")
+EXPECTED = {"upstream": [b"Fail"] * 5, "fork": [b"Fail", b"Success", b"Success", b"Success", b"Fail", b"Fail", b"Fail"]}
+
+
+@pytest.mark.parametrize("dialect", ["upstream", "fork"])
+def test_our_plugin_and_the_double_reply_alike(node, dialect, tmp_path):
+    """mcserver/raspberryjuice.js and tests/raspberryjuice_double.py, same bytes in: the same replies."""
+    server = LocalMinecraft(tmp_path, max_seconds=120, server_args=["--api-dialect", dialect]).start()
+    try:
+        plugin = raw_exchange(server.api_port, RAW, len(EXPECTED[dialect]))
+    finally:
+        server.stop()
+    with RaspberryJuiceDouble({}, dialect=dialect) as double:
+        assert raw_exchange(double.port, RAW, len(EXPECTED[dialect])) == EXPECTED[dialect]
+    assert plugin == EXPECTED[dialect]
 
 
 @pytest.mark.parametrize("dialect", ["upstream", "fork"])

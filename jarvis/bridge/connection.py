@@ -113,11 +113,13 @@ class BridgeConnection:
         self.lines_sent += len(commands)
         expected = [kind for _, kind in commands]
         results: list[str | None] = []
+        unexpected_acks = 0   # acknowledgements not waited for (upstream assumed) that may still come
         i = 0
         while i < len(expected):
             kind = expected[i]
             if kind == "ack":
                 if self.dialect == UPSTREAM:
+                    unexpected_acks += 1
                     i += 1
                     continue
                 line = self._read_line()
@@ -138,10 +140,14 @@ class BridgeConnection:
                 i += 1
                 continue
             line = self._read_line()
-            if line == SUCCESS and kind == "reply" and self.dialect != FORK:
-                # An acknowledgement we did not expect: the fork after all. Not this command's reply.
-                self.stats.strays += 1
-                self._learn(FORK, "an unexpected Success reply")
+            if line == SUCCESS and kind == "reply" and (unexpected_acks or self.dialect != FORK):
+                # An acknowledgement we did not wait for (the fork after all), or a stray one: never
+                # a reply to a poll or a player list, so never taken for this command's.
+                if unexpected_acks:
+                    unexpected_acks -= 1
+                    self._learn(FORK, "an unexpected Success reply")
+                else:
+                    self.stats.strays += 1
                 continue
             results.append(line)
             i += 1
