@@ -742,3 +742,20 @@ def test_a_fork_taken_for_upstream_loses_no_reply_even_in_a_long_first_batch():
         assert client.post_and_poll(["[Jarvis] four"]) == [ChatPost(2, "next")]
         assert client.player_name(2) == "Alex" and client.connection.stats.strays == 0
         client.close()
+
+
+def test_a_bug_in_the_poller_is_logged_and_survived(double, start_bridge, monkeypatch):
+    running = start_bridge(RecordingAnswerer())
+    calls = []
+
+    def broken_once(self, entity_id):
+        calls.append(entity_id)
+        if len(calls) == 1:
+            raise ValueError("a bug")
+        return "Steve"
+
+    monkeypatch.setattr(ChatClient, "player_name", broken_once)
+    double.say(1, "jarvis, survive this")
+    assert double.wait_for(lambda: replies_to(double.posts, "Steve"))
+    assert running.bridge.stats.errors == 1 and running.bridge.stats.reconnects == 1
+    assert running.thread.is_alive()

@@ -151,6 +151,7 @@ class Bridge:
     # ------------------------------------------------------------------ poller (the connection's thread)
 
     def _serve(self) -> None:
+        errors_in_a_row = 0
         while not self._stopping.is_set():
             if self._client is None:
                 if not self._reconnect():
@@ -159,6 +160,7 @@ class Bridge:
             self._wake.clear()
             try:
                 self._poll()
+                errors_in_a_row = 0
             except ConnectionLost as exc:
                 self._on_lost(exc)
                 continue
@@ -167,7 +169,11 @@ class Bridge:
                 _log_event("poll_failed", logging.WARNING, error=exc, failed_polls=self.stats.failed_polls)
             except Exception as exc:  # noqa: BLE001 - a bug or garbage must not stop the bot
                 self.stats.errors += 1
+                errors_in_a_row += 1
                 log.exception("the poller failed; reconnecting")
+                if errors_in_a_row >= 3 and self._inbox:   # a post that fails every time: skip it
+                    post, _ = self._inbox.popleft()
+                    _log_event("post_skipped", logging.ERROR, player_id=post.entity_id, message=post.message)
                 self._on_lost(exc)
                 continue
             if self.max_questions is not None and self.stats.answered >= self.max_questions:
