@@ -92,7 +92,6 @@ class BridgeConnection:
         self.stopping = stopping or threading.Event()
         self.dialect: str | None = None if settings.dialect == AUTO else settings.dialect
         self.deadline: float | None = None     # absolute time.monotonic() after which waiting stops
-        self.lines_sent = 0
         self._buffer = bytearray()
 
     # ------------------------------------------------------------------ commands
@@ -110,7 +109,6 @@ class BridgeConnection:
         """
         self._discard_strays()
         self._send(b"".join(line for line, _ in commands))
-        self.lines_sent += len(commands)
         expected = [kind for _, kind in commands]
         results: list[str | None] = []
         unexpected_acks = 0   # acknowledgements not waited for (upstream assumed) that may still come
