@@ -149,7 +149,7 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
     from jarvis.pipeline import Jarvis
 
     bridge = replace(config.bridge, mc_host=args.mc_host, mc_port=args.mc_port,
-                     connect_attempts=args.connect_attempts)
+                     connect_attempts=args.connect_attempts, dialect=args.mc_dialect)
     check_server(bridge)  # fail fast, before loading anything heavy
     config = replace(config, bridge=bridge, reader=_reader_settings(args, config))
     with Jarvis.from_config(config, _index_dir(args, config)) as jarvis:
@@ -275,6 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-questions", type=_positive, default=None, metavar="N", help="stop after answering N questions")
     p.add_argument("--connect-attempts", type=int, default=Config().bridge.connect_attempts, metavar="N",
                    help="tries to reach the server at start-up, 0 = forever (default: %(default)s)")
+    p.add_argument("--mc-dialect", choices=("auto", "upstream", "fork"), default=Config().bridge.dialect,
+                   help="the server plugin: upstream RaspberryJuice (Spigot/Bukkit up to 1.12), its fork for "
+                        "current Paper (RaspberryJuiceReload), or learned from its replies (default: %(default)s)")
 
     p = sub("eval", cmd_eval, "run the IR, QA and full-system evaluations")
     p.add_argument("--questions", metavar="FILE", help="question file (default: eval/questions.txt)")

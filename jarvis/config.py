@@ -92,8 +92,17 @@ class BridgeSettings:
     reconnect_max_delay: float = 30.0   # backoff cap when the server is gone
     connect_attempts: int = 5           # at start-up; 0 = keep trying forever
     reconnect_min_delay: float = 0.25   # backoff after the second failed attempt (the first retries at once); doubles up to reconnect_max_delay
-    io_timeout: float = 5.0             # seconds without a reply before the connection counts as dead
+    io_timeout: float = 5.0             # seconds to open a connection, and to post the last lines when stopping
     max_reply_lines: int = 3            # chat lines per answer; longer answers are shortened
+    # The API's dialect: "upstream" (RaspberryJuice: no reply to chat.post/events.clear), "fork"
+    # (RaspberryJuiceReload for Paper: `Success` replies, `\,` `\|` escaped in chat), or "auto":
+    # learned from the server's first replies (a `Success` gives the fork away).
+    dialect: str = "auto"
+    # Slow is not dead: a server that lags (GC pause, chunk generation) answers late, on a live
+    # connection. A reply later than slow_after is logged and counted as a stall, and waited for.
+    slow_after: float = 5.0
+    dead_after: float = 0.0             # seconds without a reply before a live connection is given up (0: never)
+    keepalive: float = 10.0             # TCP keepalive probe interval: a vanished host is found in ~4x this (0: off)
 
 
 @dataclass(frozen=True)

@@ -119,12 +119,13 @@ class LocalMinecraft:
     port: int = 0          # game port (0: a free one)
     api_port: int = 0      # chat API port (0: a free one)
     max_seconds: float = 0  # the server stops by itself after this long (0: never)
+    server_args: Sequence[str] = ()   # more server.js options (e.g. --api-dialect fork)
     child: Child | None = field(default=None, init=False)
 
     def start(self, timeout: float = 60.0) -> "LocalMinecraft":
         node = node_executable()
         command = [node, str(MCSERVER_DIR / "server.js"), "--port", str(self.port), "--api-port", str(self.api_port),
-                   "--max-seconds", str(int(self.max_seconds)), "--quiet"]
+                   "--max-seconds", str(int(self.max_seconds)), "--quiet", *self.server_args]
         self.child = _spawn("mcserver", command, self.log_dir)
         try:
             match = self.child.wait_for_log(READY, timeout)

@@ -1,98 +1,162 @@
-// A flying-squid plugin that speaks the chat subset of the Minecraft Pi / RaspberryJuice API
-// on a local TCP port, so Jarvis (Python, `mcpi`) can read and write the game chat.
+// A flying-squid plugin that speaks the chat subset of the Minecraft Pi / RaspberryJuice API on a
+// local TCP port, behaving as the real Bukkit plugins do (zhuowei/RaspberryJuice RemoteSession,
+// and with `dialect: 'fork'` its Paper fork RaspberryJuiceReload; docs/bridge.md cites the
+// functions), so that Jarvis is tested against what real servers do, not against a kinder idea:
 //
-// Wire format, as RaspberryJuice has it: one command a line, `name(arg,arg,...)\n`; the name
-// runs to the first `(`, the arguments to the line's last character (the closing `)`), so a
-// `(` or `)` inside a chat message is harmless. Requests that return something get one line back.
+// - Each connection queues the lines it receives; once per tick (50 ms) every queued line of every
+//   connection runs, in order, and its reply (if any) is written. A lag spike (`lag(seconds)`, or
+//   SIGUSR2 through server.js) stalls the ticks: no command runs and nothing is answered until it
+//   ends, while chat keeps being queued (the real chat event is asynchronous).
+// - A line without `(`, or whose `(` is its last character, throws before any command runs: no
+//   reply. Arguments are split like Java's split(","), which drops trailing empty strings.
+// - Any command that throws or is unknown is answered `Fail`; `failPollsEvery: n` makes every
+//   n-th events.chat.posts throw (the chat stays queued for the next poll).
 //
-//   chat.post(message)                -> (nothing)      broadcast `message` to every player, verbatim
-//   events.chat.posts()               -> id,msg|id,msg  chat posted by players since the last call
-//   events.clear() / events.clearAll()-> (nothing)      forget this session's pending events
-//   entity.getName(id)                -> name | Fail
-//   world.getPlayerIds()              -> id|id|... | Fail  (alias: world.getPlayerEntityIds)
-//   anything else                     -> Fail
+//   command                  upstream                              fork
+//   chat.post(message)       (nothing); `Fail` if only commas      Success
+//   events.clear()           (nothing)                             Success
+//   events.chat.posts()      id,msg|id,msg (verbatim)              id,msg|... with `|` `,` as `\|` `\,`
+//   entity.getName(id)       tab-list name (listNamePrefix + name); Fail if unknown
+//                            nothing if unknown, Fail if nobody online
+//   world.getPlayerIds()     id|id|... or Fail when nobody is online (both)
+//   anything else            Fail (no aliases: events.clearAll, world.getPlayerEntityIds do not exist)
 //
 // Event buffers are per connection (a new connection starts empty), and bounded.
-// Settings (flying-squid `plugins` entry): { host: '127.0.0.1', port: 4711, maxEvents: 1000 }.
+// Settings (flying-squid `plugins` entry): { host: '127.0.0.1', port: 4711, maxEvents: 1000,
+//   dialect: 'upstream' | 'fork', failPollsEvery: 0, listNamePrefix: '' }.
 'use strict'
 
 const net = require('net')
 
+const TICK_MS = 50
+const MAX_COMMANDS_PER_TICK = 9000 // RemoteSession.tick defers the rest to the next tick
+const NO_REPLY = null
+
+class NoReply extends Error {} // thrown outside the command handler: the plugin sends nothing
+
+// Java's text.split(","): trailing empty strings removed ("" gives [""], "," gives []).
+function javaSplit (text) {
+  if (text === '') return ['']
+  const parts = text.split(',')
+  while (parts.length && parts[parts.length - 1] === '') parts.pop()
+  return parts
+}
+
 module.exports.server = function (serv) {
   // flying-squid calls this with `this` = our plugin entry, whose .settings is our options object.
-  const options = { host: '127.0.0.1', port: 4711, maxEvents: 1000, ...(this?.settings || {}) }
+  const options = {
+    host: '127.0.0.1', port: 4711, maxEvents: 1000, dialect: 'upstream', failPollsEvery: 0, listNamePrefix: '',
+    ...(this?.settings || {})
+  }
+  if (!['upstream', 'fork'].includes(options.dialect)) throw new Error(`unknown dialect ${options.dialect}`)
+  const fork = options.dialect === 'fork'
   const sessions = new Set()
+  let polls = 0
+  let lagUntil = 0
 
   serv.raspberryJuice = { sessions, options, listening: false }
 
-  // Every player's chat (not commands) goes to every connected session's buffer. A vanilla
-  // server kicks a client that sends line breaks in chat; flying-squid does not check, so a
-  // line break would split the reply line here: made a space.
+  // Every player's chat (not commands) goes to every connected session's buffer, at once (the
+  // real chat event is async: it is queued even while the main thread lags). A vanilla server
+  // kicks a client that sends line breaks in chat; flying-squid does not check: made a space.
   serv.raspberryJuice.recordChat = (player, message) => {
     const text = message.replace(/[\r\n]/g, ' ')
     for (const session of sessions) {
-      session.chatEvents.push(`${player.id},${text}`)
+      session.chatEvents.push([player.id, text])
       if (session.chatEvents.length > options.maxEvents) session.chatEvents.shift()
     }
   }
 
-  function playerById (id) {
-    return serv.players.find(p => String(p.id) === String(id).trim())
+  serv.raspberryJuice.lag = seconds => {
+    lagUntil = Math.max(lagUntil, Date.now() + seconds * 1000)
+    serv.info(`[raspberryjuice] lag spike: no command runs for ${seconds} s`)
   }
 
-  function handle (session, line) {
-    const open = line.indexOf('(')
-    if (open < 0) return 'Fail'
-    const name = line.slice(0, open)
-    const args = line.endsWith(')') ? line.slice(open + 1, -1) : line.slice(open + 1)
+  function playerById (id) {
+    return serv.players.find(p => String(p.id) === String(id))
+  }
+
+  function command (session, name, args) {
     switch (name) {
-      case 'chat.post':
+      case 'chat.post': {
+        if (!fork && args.length === 0) throw new Error('StringIndexOutOfBoundsException') // "" then substring(0, -1)
         // An object, not a string: flying-squid would otherwise read `&c` as a colour code.
-        serv.broadcast({ text: args })
-        return null
+        serv.broadcast({ text: args.join(',') })
+        return fork ? 'Success' : NO_REPLY
+      }
       case 'events.chat.posts': {
-        const reply = session.chatEvents.join('|')
+        polls += 1
+        if (options.failPollsEvery && polls % options.failPollsEvery === 0) {
+          throw new Error('ConcurrentModificationException') // the queue is left as it was
+        }
+        const events = session.chatEvents
         session.chatEvents = []
-        return reply
+        const escape = text => fork ? text.replace(/\|/g, '\\|').replace(/,/g, '\\,') : text
+        return events.map(([id, text]) => `${id},${escape(text)}`).join('|')
       }
       case 'events.clear':
-      case 'events.clearAll':
         session.chatEvents = []
-        return null
+        return fork ? 'Success' : NO_REPLY
       case 'entity.getName': {
-        const player = playerById(args)
-        return player && player.username ? player.username : 'Fail'
+        if (!/^-?[0-9]+$/.test(args[0])) throw new Error('NumberFormatException')
+        const player = playerById(args[0])
+        if (player) return fork ? player.username : options.listNamePrefix + player.username
+        if (fork) return 'Fail'
+        if (!serv.players.length) throw new Error('NullPointerException') // no host player to search
+        return NO_REPLY // upstream logs "not found in entity.getName" and sends nothing
       }
       case 'world.getPlayerIds':
-      case 'world.getPlayerEntityIds':
-        return serv.players.length ? serv.players.map(p => p.id).join('|') : 'Fail' // as RaspberryJuice
+        return serv.players.length ? serv.players.map(p => p.id).join('|') : 'Fail'
       default:
-        serv.info(`[raspberryjuice] unsupported command: ${name}`)
-        return 'Fail' // as RaspberryJuice does
+        throw new Error(`${name} is not supported`)
     }
   }
 
+  function handleLine (session, line) {
+    const open = line.indexOf('(')
+    if (open < 0 || open + 1 > line.length - 1) throw new NoReply(`cannot parse ${JSON.stringify(line.slice(0, 60))}`)
+    const name = line.slice(0, open)
+    try {
+      return command(session, name, javaSplit(line.slice(open + 1, -1)))
+    } catch (err) {
+      serv.warn(`[raspberryjuice] ${name} failed: ${err.message}`)
+      return 'Fail'
+    }
+  }
+
+  const ticker = setInterval(() => {
+    if (Date.now() < lagUntil) return
+    for (const session of sessions) {
+      let handled = 0
+      while (session.lines.length && handled < MAX_COMMANDS_PER_TICK && !session.socket.destroyed) {
+        const line = session.lines.shift()
+        handled += 1
+        let reply
+        try {
+          reply = handleLine(session, line)
+        } catch (err) {
+          serv.warn(`[raspberryjuice] ${err.message}`) // the tick's exception: logged, no reply
+          continue
+        }
+        if (reply !== NO_REPLY) session.socket.write(reply + '\n')
+      }
+    }
+  }, TICK_MS)
+
   const server = net.createServer(socket => {
-    const session = { chatEvents: [], buffer: '' }
+    const session = { chatEvents: [], buffer: '', lines: [], socket }
     sessions.add(session)
     socket.setEncoding('utf8')
     socket.setNoDelay(true)
+    socket.setKeepAlive(true)
     serv.info(`[raspberryjuice] API client connected from ${socket.remoteAddress}`)
     socket.on('data', chunk => {
       session.buffer += chunk
-      let newline
-      while ((newline = session.buffer.indexOf('\n')) >= 0) {
-        const line = session.buffer.slice(0, newline).replace(/\r$/, '')
-        session.buffer = session.buffer.slice(newline + 1)
-        if (!line) continue
-        let reply
-        try {
-          reply = handle(session, line)
-        } catch (err) {
-          serv.warn(`[raspberryjuice] ${line.slice(0, 60)} failed: ${err.message}`)
-          reply = 'Fail'
-        }
-        if (reply !== null) socket.write(reply + '\n')
+      // BufferedReader.readLine: \n, \r or \r\n end a line.
+      let match
+      while ((match = /\r\n|\r(?!$)|\n/.exec(session.buffer))) {
+        session.lines.push(session.buffer.slice(0, match.index))
+        session.buffer = session.buffer.slice(match.index + match[0].length)
       }
       if (session.buffer.length > 1 << 20) socket.destroy() // a line longer than 1 MiB is not a command
     })
@@ -112,6 +176,7 @@ module.exports.server = function (serv) {
     serv.emit('raspberryJuiceListening', server.address().port)
   })
   serv.raspberryJuice.close = () => {
+    clearInterval(ticker)
     for (const session of sessions) sessions.delete(session)
     server.close()
   }
@@ -119,7 +184,7 @@ module.exports.server = function (serv) {
 
 module.exports.player = function (player, serv) {
   // 'chat' is flying-squid's behaviour event for a chat line (commands are a separate event);
-  // `cancelled` is true when another plugin vetoed the message.
+  // `cancelled` is true when another plugin vetoed the message (RaspberryJuice: ignoreCancelled).
   player.on('chat', ({ message }, cancelled) => {
     if (!cancelled && typeof message === 'string') serv.raspberryJuice?.recordChat(player, message)
   })

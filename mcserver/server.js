@@ -2,7 +2,14 @@
 // A small offline Minecraft Java server (flying-squid) with Jarvis's chat API plugin.
 //
 //   node server.js [--port 25565] [--host 127.0.0.1] [--api-port 4711] [--api-host 127.0.0.1]
+//                  [--api-dialect upstream|fork] [--api-fail-polls 0] [--api-list-prefix ''] [--lag-seconds 12]
 //                  [--max-seconds 0] [--quiet]
+//
+// The chat API plugin (raspberryjuice.js) behaves like RaspberryJuice (--api-dialect upstream) or
+// its Paper fork RaspberryJuiceReload (fork); --api-fail-polls N answers Fail to one chat poll in N;
+// --api-list-prefix decorates the tab-list names entity.getName returns (upstream), e.g. '§7[Member] §f'.
+// SIGUSR2 starts a lag spike of --lag-seconds: the plugin runs no command and answers nothing
+// for that long, while chat keeps being recorded (as a Bukkit server whose main thread stalls).
 //
 // Minecraft Java VERSION below (join with a client of exactly that version), offline mode
 // (no Mojang account or session lookups), a small flat in-memory world (nothing written to
@@ -21,6 +28,10 @@ const { values: args } = parseArgs({
     host: { type: 'string', default: '127.0.0.1' },
     'api-port': { type: 'string', default: '4711' },
     'api-host': { type: 'string', default: '127.0.0.1' },
+    'api-dialect': { type: 'string', default: 'upstream' },
+    'api-fail-polls': { type: 'string', default: '0' },
+    'api-list-prefix': { type: 'string', default: '' },
+    'lag-seconds': { type: 'string', default: '12' },
     'max-seconds': { type: 'string', default: '0' }, // stop by itself after this long (0: never)
     quiet: { type: 'boolean', default: false }
   }
@@ -48,7 +59,13 @@ const serv = flyingSquid.createMCServer({
   generation: { name: 'superflat', options: { worldHeight: 80 } },
   kickTimeout: 10000,
   plugins: {
-    [path.join(__dirname, 'raspberryjuice.js')]: { host: args['api-host'], port: Number(args['api-port']) }
+    [path.join(__dirname, 'raspberryjuice.js')]: {
+      host: args['api-host'],
+      port: Number(args['api-port']),
+      dialect: args['api-dialect'],
+      failPollsEvery: Number(args['api-fail-polls']),
+      listNamePrefix: args['api-list-prefix']
+    }
   },
   modpe: false,
   'view-distance': 2,
@@ -85,6 +102,7 @@ function stop () {
   serv.raspberryJuice?.close()
   process.exit(0) // flying-squid's exit hook kicks the players and closes the server
 }
+process.on('SIGUSR2', () => serv.raspberryJuice?.lag(Number(args['lag-seconds'])))
 process.on('SIGINT', stop)
 process.on('SIGTERM', stop)
 const maxSeconds = Number(args['max-seconds'])

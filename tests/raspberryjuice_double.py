@@ -1,63 +1,147 @@
-"""A stand-in Minecraft server for the bridge tests: the RaspberryJuice chat API on real sockets.
+"""A stand-in Minecraft server for the bridge tests: the RaspberryJuice chat API on real sockets,
+behaving as the real plugins do (zhuowei/RaspberryJuice ``RemoteSession`` and its Paper fork
+RaspberryJuiceReload; docs/bridge.md cites the functions), never kinder:
 
-It parses commands the way RaspberryJuice does (name up to the first ``(``, arguments up to
-the line's last character), keeps one chat-event buffer per connection, answers
-``events.chat.posts`` as ``id,message|id,message``, and, like RaspberryJuice, says ``Fail`` to
-``world.getPlayerIds`` when nobody is online and nothing at all to ``entity.getName`` for an
-entity it does not know. Tests drive it from outside:
-``say`` (a player chats), ``drop_clients`` (the server drops the connection),
-``drop_at_next`` (it drops it upon a given command), ``go_silent`` (the server
-stops answering without closing). It records every line it receives, so tests can
-check that nothing but chat lines ever arrived.
+- A reader thread per connection queues each line; a tick thread (the server's main thread)
+  runs every queued line of every connection once per tick (``tick`` seconds, 50 ms as in
+  Minecraft) and writes the replies in order. :meth:`lag` stalls the tick (a GC pause, chunk
+  generation): nothing is answered until it ends, while chat keeps being queued (chat events
+  come from the async chat thread, not the main thread).
+- A line without ``(`` (or whose ``(`` is its last character) throws before any command runs:
+  no reply at all. Arguments are split like Java's ``split(",")`` (trailing empty strings
+  dropped) and ``chat.post`` joins them back, so trailing commas vanish; a ``chat.post`` of
+  nothing but commas throws (upstream: ``Fail``).
+- ``Fail`` for any command that throws or is not one of the five chat commands below (no
+  aliases: ``events.clearAll`` and ``world.getPlayerEntityIds`` do not exist in either plugin).
+  ``fail_polls_every=n`` makes every n-th ``events.chat.posts`` answer ``Fail`` (the chat stays
+  queued for the next poll); :meth:`fail_next` fails chosen commands.
+- dialect ``upstream``: no reply to ``chat.post`` and ``events.clear``; ``entity.getName`` answers
+  the tab-list name (colour codes and rank prefixes included), nothing at all for an entity it
+  cannot find, ``Fail`` when nobody is online; chat events verbatim.
+  dialect ``fork``: ``Success`` to ``chat.post`` and ``events.clear``; ``entity.getName``
+  answers the plain name or ``Fail``; ``|`` and ``,`` inside chat events sent as ``\\|`` ``\\,``.
+- ``world.getPlayerIds`` answers ``id|id|...`` or ``Fail`` when nobody is online.
+- Chat events are kept per connection (a new connection starts empty; ``events.clear`` empties it).
+
+Tests drive it from outside: :meth:`say` (a player chats), :meth:`lag`, :meth:`fail_next`,
+:meth:`leave`, :meth:`drop_clients` (the server drops the connection), :meth:`drop_at_next`
+(it drops it upon a given command), :meth:`go_silent` (the main thread hangs for good). It
+records every line it receives, so tests can check that nothing but chat lines ever arrived.
 """
 from __future__ import annotations
 
 import socket
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 
-QUERIES = {"events.chat.posts", "entity.getName", "world.getPlayerIds", "world.getPlayerEntityIds"}
-COMMANDS = {"chat.post", "events.clear", "events.clearAll"}
+CHAT_COMMANDS = {"chat.post", "events.clear", "events.chat.posts", "entity.getName", "world.getPlayerIds"}
+MAX_COMMANDS_PER_TICK = 9000   # RemoteSession.tick defers the rest to the next tick
+
+
+@dataclass
+class Player:
+    name: str
+    list_name: str | None = None   # the tab-list name (upstream's entity.getName); None: the name
+
+    @property
+    def tab_list_name(self) -> str:
+        return self.name if self.list_name is None else self.list_name
 
 
 @dataclass
 class _Session:
     sock: socket.socket
-    events: list[str] = field(default_factory=list)
+    lines: deque = field(default_factory=deque)          # received, waiting for a tick
+    events: deque = field(default_factory=deque)         # (entity id, message, key)
     silent: bool = False
+    closed: bool = False
 
 
 class RaspberryJuiceDouble:
-    def __init__(self, players: dict[int, str] | None = None) -> None:
-        self.players = dict(players or {})
-        self.ghosts: set[int] = set()         # listed as online, unknown to entity.getName (just left)
-        self.posts: list[str] = []            # texts of chat.post, in order
+    def __init__(self, players: dict[int, str | Player] | None = None, *, dialect: str = "upstream",
+                 tick: float = 0.05, fail_polls_every: int = 0) -> None:
+        if dialect not in ("upstream", "fork"):
+            raise ValueError(f"unknown dialect {dialect!r}")
+        self.dialect = dialect
+        self.players = {pid: p if isinstance(p, Player) else Player(p) for pid, p in (players or {}).items()}
+        self.tick = tick
+        self.fail_polls_every = fail_polls_every
+        self.posts: list[str] = []            # texts broadcast by chat.post, in order
+        self.post_times: list[float] = []     # time.monotonic() of each broadcast
         self.lines: list[bytes] = []          # every line received, raw
         self.commands: list[str] = []         # every command name received
+        self.replies: list[str] = []          # every reply line sent
+        self.exceptions: list[str] = []       # lines that threw outside the command handler (no reply)
+        self.failed: list[str] = []           # commands answered Fail
+        self.lag_spikes: list[tuple[float, float]] = []   # (start, seconds)
+        self.polls = 0
+        self.delivered: set[int] = set()      # keys of the chat messages returned by a poll
+        self._said = 0
         self.connections = 0
         self._sessions: list[_Session] = []
         self._changed = threading.Condition()
         self._closing = False
         self._drop_at: str | None = None
+        self._fail_next: dict[str, int] = {}
+        self._reply_next: dict[str, str] = {}
+        self._lag_until = 0.0
         self._listener = socket.create_server(("127.0.0.1", 0))
         self._listener.settimeout(0.1)
         self.port = self._listener.getsockname()[1]
         self._accepting = threading.Thread(target=self._accept_loop, daemon=True)
         self._accepting.start()
+        self._ticking = threading.Thread(target=self._tick_loop, daemon=True)
+        self._ticking.start()
 
     # ------------------------------------------------------------------ driving it from a test
 
-    def say(self, entity_id: int, message: str) -> None:
-        """A player posts ``message`` in chat (every connected API client will see it)."""
+    def say(self, entity_id: int, message: str) -> int:
+        """A player posts ``message`` in chat: queued at once for every connection, even during a lag spike.
+
+        Returns the message's key: ``key in delivered`` once a poll returned it to a client.
+        """
         with self._changed:
+            self._said += 1
             for session in self._sessions:
-                session.events.append(f"{entity_id},{message}")
+                session.events.append((entity_id, message, self._said))
+            self._changed.notify_all()
+            return self._said
+
+    def lag(self, seconds: float) -> None:
+        """A lag spike: the main thread stalls for ``seconds`` from now (no command runs, no reply)."""
+        with self._changed:
+            now = time.monotonic()
+            self._lag_until = max(self._lag_until, now + seconds)
+            self.lag_spikes.append((now, seconds))
+
+    @property
+    def lagging(self) -> bool:
+        return time.monotonic() < self._lag_until
+
+    def fail_next(self, command: str, count: int = 1) -> None:
+        """The next ``count`` ``command``s throw (answered ``Fail``; a poll keeps the chat queued)."""
+        with self._changed:
+            self._fail_next[command] = self._fail_next.get(command, 0) + count
+
+    def reply_next(self, command: str, text: str) -> None:
+        """The next ``command`` is answered ``text`` instead (garbage from a broken plugin)."""
+        with self._changed:
+            self._reply_next[command] = text
+
+    def leave(self, entity_id: int) -> None:
+        """A player leaves (between two ticks, as on the main thread)."""
+        with self._changed:
+            self.players.pop(entity_id, None)
 
     def drop_clients(self) -> None:
         """The server closes every API connection (it keeps listening)."""
         with self._changed:
             sessions, self._sessions = self._sessions, []
+            for session in sessions:
+                session.closed = True
+            self._changed.notify_all()
         for session in sessions:
             _close(session.sock)
 
@@ -66,7 +150,7 @@ class RaspberryJuiceDouble:
         self._drop_at = command
 
     def go_silent(self) -> None:
-        """Current connections stay open but get no more replies (a hung server or network)."""
+        """Current connections stay open but their commands never run again (a hung main thread)."""
         with self._changed:
             for session in self._sessions:
                 session.silent = True
@@ -94,6 +178,7 @@ class RaspberryJuiceDouble:
         self.drop_clients()
         _close(self._listener)
         self._accepting.join(timeout=5)
+        self._ticking.join(timeout=5)
 
     def __enter__(self) -> "RaspberryJuiceDouble":
         return self
@@ -117,9 +202,10 @@ class RaspberryJuiceDouble:
                 self._sessions.append(session)
                 self.connections += 1
                 self._changed.notify_all()
-            threading.Thread(target=self._serve, args=(session,), daemon=True).start()
+            threading.Thread(target=self._read_loop, args=(session,), daemon=True).start()
 
-    def _serve(self, session: _Session) -> None:
+    def _read_loop(self, session: _Session) -> None:
+        """RemoteSession.InputThread: queue each line (BufferedReader.readLine: \\n, \\r or \\r\\n end a line)."""
         buffer = b""
         while True:
             try:
@@ -128,53 +214,146 @@ class RaspberryJuiceDouble:
                 data = b""
             if not data:
                 with self._changed:
+                    session.closed = True
                     if session in self._sessions:
                         self._sessions.remove(session)
                     self._changed.notify_all()
                 _close(session.sock)
                 return
             buffer += data
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                reply = self._handle(session, line)
-                if reply is not None and not session.silent:
-                    try:
-                        session.sock.sendall(reply.encode("utf-8", "surrogatepass") + b"\n")  # invalid UTF-8 passes
-                    except OSError:
-                        pass
+            with self._changed:
+                while True:
+                    ends = [i for i in (buffer.find(b"\n"), buffer.find(b"\r")) if i >= 0]
+                    if not ends:
+                        break
+                    end = min(ends)
+                    if buffer[end:end + 1] == b"\r" and end + 1 == len(buffer):
+                        break   # a \r\n may be split between two reads
+                    width = 2 if buffer[end:end + 2] == b"\r\n" else 1
+                    session.lines.append(buffer[:end])
+                    buffer = buffer[end + width:]
 
-    def _handle(self, session: _Session, raw: bytes) -> str | None:
-        line = raw.decode("utf-8", errors="replace")
-        name, _, rest = line.partition("(")
-        args = rest[:-1] if rest.endswith(")") else rest   # RaspberryJuice: up to the last character
-        with self._changed:
-            self.lines.append(raw)
-            self.commands.append(name)
-            try:
-                if name == self._drop_at:
-                    self._drop_at = None
-                    if session in self._sessions:
-                        self._sessions.remove(session)
-                    _close(session.sock)
-                    return None
-                if name == "chat.post":
-                    self.posts.append(args)
-                    return None
-                if name in ("events.clear", "events.clearAll"):
-                    session.events.clear()
-                    return None
-                if name == "events.chat.posts":
-                    reply, session.events = "|".join(session.events), []
-                    return reply
-                if name == "entity.getName":
-                    # Like RaspberryJuice: no reply at all for an entity it does not know.
-                    return self.players.get(int(args)) if args.isdigit() else "Fail"
-                if name in ("world.getPlayerIds", "world.getPlayerEntityIds"):
-                    online = [*self.players, *self.ghosts]
-                    return "|".join(str(i) for i in online) if online else "Fail"
-                return "Fail"
-            finally:
+    def _tick_loop(self) -> None:
+        """The TickHandler: once per tick, every queued line of every connection, replies in order."""
+        while not self._closing:
+            time.sleep(self.tick)
+            while time.monotonic() < self._lag_until and not self._closing:
+                time.sleep(min(0.05, max(0.0, self._lag_until - time.monotonic())))
+            with self._changed:
+                for session in list(self._sessions):
+                    if session.silent or session.closed:
+                        continue
+                    handled = 0
+                    while session.lines and handled < MAX_COMMANDS_PER_TICK and not session.closed:
+                        self._handle_line(session, session.lines.popleft())
+                        handled += 1
                 self._changed.notify_all()
+
+    def _handle_line(self, session: _Session, raw: bytes) -> None:
+        line = raw.decode("utf-8", errors="replace")
+        self.lines.append(raw)
+        open_at = line.find("(")
+        # handleLine: substring(0, indexOf("(")) and substring(indexOf("(") + 1, length - 1), outside the try.
+        if open_at < 0 or open_at + 1 > len(line) - 1:
+            self.commands.append(line if open_at < 0 else line[:open_at])
+            self.exceptions.append(line)
+            return
+        name, args = line[:open_at], _java_split(line[open_at + 1:-1])
+        self.commands.append(name)
+        if name == self._drop_at:
+            self._drop_at = None
+            session.closed = True
+            if session in self._sessions:
+                self._sessions.remove(session)
+            _close(session.sock)
+            return
+        try:
+            reply = self._command(session, name, args)
+        except Exception:  # noqa: BLE001 - handleCommand's catch: any exception is answered Fail
+            reply = "Fail"
+        if reply == "Fail":
+            self.failed.append(name)
+        if reply is not None:
+            self._send(session, reply)
+
+    def _command(self, session: _Session, name: str, args: list[str]) -> str | None:
+        fork = self.dialect == "fork"
+        if name in self._reply_next:
+            return self._reply_next.pop(name)
+        if self._fail_next.get(name):
+            self._fail_next[name] -= 1
+            raise RuntimeError("injected")
+        if name == "events.chat.posts":
+            self.polls += 1
+            if self.fail_polls_every and self.polls % self.fail_polls_every == 0:
+                raise RuntimeError("ConcurrentModificationException")   # the queue is left as it was
+            events, session.events = list(session.events), deque()
+            self.delivered.update(key for _, _, key in events)
+            return "|".join(f"{pid},{_escape(msg) if fork else msg}" for pid, msg, _ in events)
+        if name == "chat.post":
+            if not args:   # upstream builds "" then substring(0, -1) throws; the fork checks isEmpty
+                if not fork:
+                    raise RuntimeError("StringIndexOutOfBoundsException")
+            self.posts.append(",".join(args))
+            self.post_times.append(time.monotonic())
+            return "Success" if fork else None
+        if name == "events.clear":
+            session.events.clear()
+            return "Success" if fork else None
+        if name == "world.getPlayerIds":
+            return "|".join(str(pid) for pid in self.players) if self.players else "Fail"
+        if name == "entity.getName":
+            entity_id = int(args[0])           # NumberFormatException -> Fail
+            player = self.players.get(entity_id)
+            if player is not None:
+                return player.name if fork else player.tab_list_name
+            if fork:
+                return "Fail"
+            if not self.players:
+                raise RuntimeError("NullPointerException (no host player)")
+            return None   # upstream logs "not found in entity.getName" and sends nothing
+        raise RuntimeError(f"{name} is not supported")
+
+    def _send(self, session: _Session, reply: str) -> None:
+        if session.silent or session.closed:
+            return
+        self.replies.append(reply)
+        try:
+            session.sock.sendall(reply.encode("utf-8", "surrogatepass") + b"\n")   # invalid UTF-8 passes
+        except OSError:
+            pass
+
+
+def raw_exchange(port: int, payload: bytes, expect_lines: int, settle: float = 0.3) -> list[bytes]:
+    """Send ``payload`` to an API port as is; the reply lines (waits for ``expect_lines``, then ``settle`` s more)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(payload)
+        data = b""
+        deadline = time.monotonic() + 5
+        while data.count(b"\n") < expect_lines and time.monotonic() < deadline:
+            data += sock.recv(65536)
+        time.sleep(settle)              # anything more would arrive within a few ticks
+        sock.setblocking(False)
+        try:
+            data += sock.recv(65536)
+        except BlockingIOError:
+            pass
+    return data.split(b"\n")[:-1]
+
+
+def _java_split(text: str) -> list[str]:
+    """Java's ``text.split(",")``: trailing empty strings removed ("" gives [""], "," gives [])."""
+    if text == "":
+        return [""]
+    parts = text.split(",")
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+def _escape(message: str) -> str:
+    """The fork's ChatEvent.getChatPosts: ``|`` and ``,`` inside a message escaped."""
+    return message.replace("|", "\\|").replace(",", "\\,")
 
 
 def _close(sock: socket.socket) -> None:

@@ -1,6 +1,8 @@
 """The chat bridge against a local RaspberryJuice double on real sockets (tests/raspberryjuice_double.py).
 
-Every wait is a bounded loop with a deadline; nothing asserts on how long anything took.
+The double behaves like the real plugins (replies once per tick, Fail, lag, two dialects); every
+test on a socket runs against both dialects. Every wait is a bounded loop with a deadline;
+nothing asserts on how long anything took.
 """
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 import unicodedata
 from dataclasses import replace
 
@@ -16,16 +19,18 @@ import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 from mcpi.util import flatten_parameters_to_bytestring
 
-from jarvis.bridge import (PREFIX, Bridge, BridgeConnection, BridgeError, ChatPost, ConnectionLost,
-                           addressed_question, answer_lines, chat_safe, parse_chat_posts, reply_lines)
+from jarvis.bridge import (FORK, PREFIX, UPSTREAM, Bridge, BridgeError, ChatClient, ChatPost,
+                           ConnectionLost, addressed_question, answer_lines, chat_line, chat_safe, parse_chat_posts,
+                           plain_player_name, reply_lines)
 from jarvis.config import BridgeSettings
 from jarvis.pipeline import Answer, check_question
-from raspberryjuice_double import RaspberryJuiceDouble
+from raspberryjuice_double import Player, RaspberryJuiceDouble, raw_exchange
 
-PLAYERS = {1: "Steve", 2: "Alex"}
-# Fast settings for tests: poll often, give up on a silent server quickly, reconnect quickly.
+# Steve's tab-list name is decorated by a rank plugin, as upstream's entity.getName returns it.
+PLAYERS = {1: Player("Steve", "\u00a7c[Admin] \u00a7fSteve"), 2: Player("Alex")}
+# Fast settings for tests: poll often, reconnect quickly.
 FAST = BridgeSettings(mc_host="127.0.0.1", poll_interval=0.02, per_player_rate=0.0, io_timeout=2.0,
-                      reconnect_min_delay=0.05, reconnect_max_delay=0.2, connect_attempts=3)
+                      reconnect_min_delay=0.05, reconnect_max_delay=0.2, connect_attempts=3, slow_after=1.0)
 
 NASTY = [
     "line one\nchat.post(injected)\nworld.setBlock(0,0,0,46)",
@@ -100,9 +105,9 @@ class RunningBridge:
         assert self.error is None, self.error
 
 
-@pytest.fixture
-def double():
-    with RaspberryJuiceDouble(PLAYERS) as server:
+@pytest.fixture(params=[UPSTREAM, FORK])
+def double(request):
+    with RaspberryJuiceDouble(PLAYERS, dialect=request.param) as server:
         yield server
 
 
@@ -127,6 +132,7 @@ def assert_only_chat_lines(double: RaspberryJuiceDouble) -> None:
     """Every line the server ever received is a command the bridge meant to send, one per line."""
     assert set(double.commands) <= {"chat.post", "events.clear", "events.chat.posts", "entity.getName",
                                     "world.getPlayerIds"}
+    assert not double.exceptions          # no line the server could not parse
     for raw in double.lines:
         text = raw.decode("utf-8")
         assert "\r" not in text
@@ -247,6 +253,66 @@ def test_very_long_reply_is_shortened_but_keeps_the_source():
     assert len(lines) == 3
     assert all(len(line) <= 200 for line in lines)
     assert lines[-1].endswith("… (source: Cow)")
+
+
+@given(st.lists(st.tuples(st.integers(0, 10**6), st.text().map(lambda t: t.replace("\n", " ")))))
+@hyp_settings(max_examples=300, deadline=None)
+def test_fork_chat_posts_are_exact(posts):
+    """The fork escapes `|` and `,`: any message, `|12,` included, comes back exactly."""
+    response = "|".join(f"{pid},{msg.replace('|', chr(92) + '|').replace(',', chr(92) + ',')}" for pid, msg in posts)
+    assert parse_chat_posts(response, FORK) == [ChatPost(pid, msg) for pid, msg in posts]
+
+
+def test_fork_unescaping_keeps_backslashes():
+    # the fork escaped `a\|b,c\\,d` as `a\\|b\,c\\\,d` (only | and , get a backslash)
+    assert parse_chat_posts(r"3,a\\|b\,c\\\,d|4,\\", FORK) == [ChatPost(3, r"a\|b,c\\,d"), ChatPost(4, r"\\")]
+
+
+@pytest.mark.parametrize("text, line", [
+    ("[Jarvis] a, b,", "[Jarvis] a, b"),
+    ("[Jarvis] trailing ,, ,", "[Jarvis] trailing"),
+    (",,,", ""),
+    ("[Jarvis] (source: Cow)", "[Jarvis] (source: Cow)"),
+])
+def test_chat_line_drops_trailing_commas_java_split_would_drop(text, line):
+    assert chat_line(text) == line
+
+
+@pytest.mark.parametrize("list_name, name", [
+    ("\u00a7c[Admin] \u00a7fSteve", "Steve"),
+    ("\u00a76\u00a7lAlex", "Alex"),
+    ("Notch", "Notch"),
+    ("[VIP] \u00a7k???", "[VIP] ???"),
+    ("\u00a7r", None),
+])
+def test_player_names_lose_colour_codes_and_rank_prefixes(list_name, name):
+    assert plain_player_name(list_name) == name
+
+
+# --------------------------------------------------------------------------- the double is as strict as the plugin
+
+
+@pytest.mark.parametrize("dialect", [UPSTREAM, FORK])
+def test_double_replies_like_the_plugin(dialect):
+    with RaspberryJuiceDouble(PLAYERS, dialect=dialect) as server:
+        replies = raw_exchange(server.port, b"no parenthesis\nevents.clearAll()\nchat.post(hi,,)\nchat.post(,)\n"
+                                             b"events.clear()\nentity.getName(1)\nentity.getName(9)\n"
+                                             b"world.getPlayerEntityIds()\nworld.getPlayerIds()\n",
+                                 5 if dialect == UPSTREAM else 8)
+        assert server.posts[0] == "hi"                      # Java's split dropped the trailing commas
+        assert server.exceptions == ["no parenthesis"]       # threw before dispatch: no reply
+    if dialect == UPSTREAM:   # clearAll, chat.post(,) Fail; clear, post, unknown entity: nothing
+        assert replies == [b"Fail", b"Fail", "\u00a7c[Admin] \u00a7fSteve".encode(), b"Fail", b"1|2"]
+    else:
+        assert replies == [b"Fail", b"Success", b"Success", b"Success", b"Steve", b"Fail", b"Fail", b"1|2"]
+
+
+def test_double_answers_once_per_tick_and_not_during_a_lag_spike():
+    with RaspberryJuiceDouble(PLAYERS, tick=0.05) as server:
+        server.lag(0.6)
+        began = time.monotonic()
+        replies = raw_exchange(server.port, b"world.getPlayerIds()\n", 1, settle=0.0)
+        assert replies == [b"1|2"] and time.monotonic() - began >= 0.5
 
 
 # --------------------------------------------------------------------------- the bridge on a real socket
@@ -378,30 +444,39 @@ def test_a_reply_the_server_never_took_is_posted_again(double, start_bridge):
     assert any("nothing was lost" in p for p in double.posts)
 
 
-def test_a_silent_server_counts_as_dead(double, start_bridge):
-    answerer = RecordingAnswerer()
-    running = start_bridge(answerer, io_timeout=0.3)
+def test_a_silent_server_is_waited_for_not_dropped(double, start_bridge):
+    """A hung main thread keeps the connection open: slow is not dead, no reconnection."""
+    running = start_bridge(RecordingAnswerer(), slow_after=0.2, io_timeout=0.3)
+    double.go_silent()
+    time.sleep(1.0)                                         # several slow_after periods: still waiting
+    assert double.connections == 1 and running.bridge.stats.disconnects == 0
+    assert running.thread.is_alive()
+
+
+def test_dead_after_gives_up_on_a_silent_server(double, start_bridge):
+    running = start_bridge(RecordingAnswerer(), dead_after=0.3)
     double.go_silent()                                      # open socket, no replies: mcpi would hang
-    assert double.wait_for(lambda: double.connections >= 2), "no reconnection after the timeout"
+    assert double.wait_for(lambda: running.bridge.stats.reconnects >= 1 and running.bridge.connected), \
+        "no reconnection after dead_after"
     double.say(1, "jarvis, are you back?")
     assert double.wait_for(lambda: replies_to(double.posts, "Steve"))
     assert running.bridge.stats.disconnects >= 1
 
 
 def test_connection_reports_a_closed_socket_instead_of_spinning(double):
-    connection = BridgeConnection("127.0.0.1", double.port, timeout=2.0)
-    assert double.wait_for_clients(1)
-    assert connection.sendReceive(b"entity.getName", 1) == "Steve"
+    client = ChatClient.connect(replace(FAST, mc_port=double.port))
+    client.start_session()
+    assert client.player_name(1) == "Steve"
     double.drop_clients()
     with pytest.raises(ConnectionLost):
         for _ in range(100):   # bounded: the first or second call must notice
-            connection.sendReceive(b"events.chat.posts")
-    connection.close()
+            client.post_and_poll([])
+    client.close()
 
 
 def test_burst_of_players_every_question_answered_or_told_busy(double, start_bridge):
     players = {10 + p: f"Player{p}" for p in range(10)}
-    double.players.update(players)
+    double.players.update({pid: Player(name) for pid, name in players.items()})
     answerer = RecordingAnswerer()
     running = start_bridge(answerer, queue_size=8)
     for round_ in range(10):
@@ -487,12 +562,14 @@ def test_unknown_entity_gets_an_unaddressed_reply(double, start_bridge):
 
 
 def test_a_player_who_left_gets_an_unaddressed_reply_without_a_reconnect(double, start_bridge):
-    double.ghosts.add(42)                   # online a moment ago; entity.getName gets no reply
-    start_bridge(RecordingAnswerer(), io_timeout=0.5)
-    double.say(42, "jarvis, bye")
+    double.players[42] = Player("Leaver")
+    running = start_bridge(RecordingAnswerer())
+    with double._changed:                   # both before the next tick: upstream will not answer getName
+        double.say(42, "jarvis, bye")
+        double.leave(42)
     assert double.wait_for(lambda: double.posts)
     assert double.posts == ["[Jarvis] answer to bye (source: Cow)"]
-    assert double.connections == 1
+    assert double.connections == 1 and running.bridge.stats.stalls == 0
 
 
 def test_stops_by_itself_after_max_questions(double):
@@ -523,6 +600,13 @@ def test_stopping_with_questions_left_says_so_and_stops(double, start_bridge):
     assert double.posts == ["[Jarvis] Going offline, 2 question(s) left unanswered, sorry."]
 
 
+def test_stopping_during_a_lag_spike_stops_within_the_grace(double, start_bridge):
+    running = start_bridge(RecordingAnswerer(), io_timeout=0.5)
+    double.lag(30)
+    time.sleep(0.2)                                     # the poller is waiting for a reply
+    running.stop()                                      # bounded join inside
+
+
 def test_unreachable_server_is_a_user_error():
     with RaspberryJuiceDouble() as gone:
         port = gone.port                     # a port that was just free and is closed now
@@ -533,23 +617,146 @@ def test_unreachable_server_is_a_user_error():
     assert f"127.0.0.1:{port}" in str(info.value)
 
 
-def test_serve_command_stops_cleanly_on_sigterm(double, bundled_index, tmp_path):
-    """`jarvis serve` with the real pipeline (fallback reader): answers, then SIGTERM -> exit 0."""
-    command = [sys.executable, "-m", "jarvis", "serve", "-v", "--fallback", "--mc-host", "127.0.0.1",
-               "--mc-port", str(double.port), "--index", str(bundled_index)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "JARVIS_HOME": str(tmp_path)})
-    try:
-        assert double.wait_for(lambda: "events.chat.posts" in double.commands, timeout=120), "serve never polled"
-        double.say(1, "jarvis, what do cows drop?")
-        assert double.wait_for(lambda: replies_to(double.posts, "Steve"), timeout=120)
-        reply = replies_to(double.posts, "Steve")[0]
-        assert "(source: Cow)" in reply and ("leather" in reply.lower() or "beef" in reply.lower())
-        process.terminate()
-        _, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
+# --------------------------------------------------------------------------- what real servers do: Fail, lag, dialects
+
+
+def test_fail_on_polls_loses_no_question(double, start_bridge):
+    double.fail_polls_every = 3
+    running = start_bridge(RecordingAnswerer())
+    for i in range(6):
+        double.say(1 + i % 2, f"jarvis, question {i}")
+    assert double.wait_for(lambda: len(double.posts) == 6)
+    assert sorted(p.rsplit(" (", 1)[0] for p in double.posts) == sorted(f"[Jarvis] {'Steve' if i % 2 == 0 else 'Alex'}: answer to question {i}" for i in range(6))
+    assert running.bridge.stats.failed_polls >= 1 and running.bridge.stats.disconnects == 0
+
+
+def test_fail_on_a_name_lookup_gives_an_unaddressed_reply(double, start_bridge):
+    running = start_bridge(RecordingAnswerer())
+    double.fail_next("entity.getName")
+    double.say(2, "jarvis, who am i")
+    assert double.wait_for(lambda: double.posts)
+    assert double.posts == ["[Jarvis] answer to who am i (source: Cow)"]
+    assert running.bridge.stats.disconnects == 0 and running.bridge.stats.fails >= 1
+
+
+def test_garbage_instead_of_a_poll_reply_is_survived(double, start_bridge):
+    running = start_bridge(RecordingAnswerer())
+    double.reply_next("events.chat.posts", "\x00<html>not the protocol")
+    assert double.wait_for(lambda: running.bridge.stats.garbage >= 1)
+    double.say(1, "jarvis, still there?")
+    assert double.wait_for(lambda: replies_to(double.posts, "Steve"))
+    assert running.bridge.stats.disconnects == 0 and running.thread.is_alive()
+
+
+def test_chat_typed_during_a_lag_spike_is_answered_after_it(double, start_bridge):
+    running = start_bridge(RecordingAnswerer(), slow_after=0.5)
+    double.lag(2.0)
+    double.say(1, "jarvis, typed during the spike")
+    assert double.lagging
+    assert double.wait_for(lambda: replies_to(double.posts, "Steve"))
+    stats = running.bridge.stats
+    assert stats.stalls >= 1 and stats.disconnects == 0 and double.connections == 1
+    assert_only_chat_lines(double)
+
+
+@pytest.mark.parametrize("configured", ["auto", UPSTREAM, FORK])
+def test_dialect_configured_or_learned_and_corrected_when_wrong(double, start_bridge, configured):
+    running = start_bridge(RecordingAnswerer(), dialect=configured)
+    for i in range(3):
+        double.say(1, f"jarvis, q{i}")
+    assert double.wait_for(lambda: len(double.posts) == 3)
+    assert double.posts == [f"[Jarvis] Steve: answer to q{i} (source: Cow)" for i in range(3)]
+    assert running.bridge._client.dialect == double.dialect
+    assert running.bridge.stats.disconnects == 0
+    assert_only_chat_lines(double)
+
+
+def test_unknown_dialect_is_a_user_error():
+    with pytest.raises(BridgeError) as info:
+        Bridge(replace(FAST, dialect="spigot"), RecordingAnswerer())
+    assert info.value.user_error and "spigot" in str(info.value)
+
+
+@pytest.mark.parametrize("dialect", [UPSTREAM, FORK])
+def test_serve_answers_everything_through_fail_and_a_lag_spike(dialect, bundled_index, tmp_path):
+    """The issue's measurement: `jarvis serve` against the faithful double, Fail on one chat poll
+    in six, a lag spike. Every question is answered (those typed during the spike after it),
+    serve is still running at the end, nothing but chat lines was sent; SIGTERM: exit 0."""
+    lag = 12.0
+    players = {10 + i: Player(f"Player{i}", f"\u00a77[Member] \u00a7fPlayer{i}") for i in range(8)}
+    questions = ["what do cows drop?", "how do you craft tnt?", "where do witches spawn?", "what do cows drop?",
+                 "how do you make an eye of ender?", "how long is a minecraft day?", "what do cows drop?",
+                 "how much durability do shears have?"]
+    with RaspberryJuiceDouble(players, dialect=dialect, fail_polls_every=6) as server:
+        command = [sys.executable, "-m", "jarvis", "serve", "-v", "--fallback", "--mc-host", "127.0.0.1",
+                   "--mc-port", str(server.port), "--index", str(bundled_index)]
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   env={**os.environ, "JARVIS_HOME": str(tmp_path)})
+        try:
+            assert server.wait_for(lambda: "events.chat.posts" in server.commands, timeout=120), "serve never polled"
+
+            def ask(indices):
+                for i in indices:
+                    server.say(10 + i, f"jarvis, {questions[i]}")
+
+            def answered(i):
+                return replies_to(server.posts, f"Player{i}")
+
+            ask(range(3))
+            assert server.wait_for(lambda: all(answered(i) for i in range(3)), timeout=120)
+            server.lag(lag)
+            spike_end = time.monotonic() + lag
+            ask(range(3, 6))                                   # typed during the spike
+            assert server.lagging
+            assert server.wait_for(lambda: not server.lagging, timeout=lag + 5)
+            ask(range(6, 8))
+            assert server.wait_for(lambda: all(answered(i) for i in range(8)), timeout=120), server.posts
+            assert process.poll() is None                      # still serving
+            during = [server.post_times[server.posts.index(answered(i)[0])] for i in range(3, 6)]
+            assert min(during) >= spike_end - 0.2              # answered after the spike, not lost
+            process.terminate()
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
     assert process.returncode == 0, stderr
-    assert "event=stopped" in stderr and "event=answered" in stderr
+    assert all(len(answered(i)) == 1 and "ask again" not in answered(i)[0] for i in range(8))
+    assert "(source: Cow)" in answered(0)[0]
+    stopped = dict(re.findall(r"(\w+)=(\S+)", re.search(r"event=stopped (.*)", stderr).group(1)))
+    assert int(stopped["failed_polls"]) >= 1 and int(stopped["stalls"]) >= 1
+    assert stopped["disconnects"] == "0" and stopped["errors"] == "0"
+    assert f'event=dialect dialect="{dialect}"' in stderr
+    assert server.failed and set(server.failed) == {"events.chat.posts"}
+    assert_only_chat_lines(server)
+
+
+def test_a_fork_taken_for_upstream_loses_no_reply_even_in_a_long_first_batch():
+    with RaspberryJuiceDouble(PLAYERS, dialect=FORK) as server:
+        client = ChatClient.connect(replace(FAST, mc_port=server.port, dialect=UPSTREAM))
+        assert server.wait_for_clients(1)
+        server.say(1, "jarvis, hello")
+        # No events.clear first: three chat.post acknowledgements arrive where none were expected.
+        assert client.post_and_poll(["[Jarvis] one", "[Jarvis] two", "[Jarvis] three"]) == [ChatPost(1, "jarvis, hello")]
+        assert client.dialect == FORK
+        server.say(2, "next")
+        assert client.post_and_poll(["[Jarvis] four"]) == [ChatPost(2, "next")]
+        assert client.player_name(2) == "Alex" and client.connection.stats.strays == 0
+        client.close()
+
+
+def test_a_bug_in_the_poller_is_logged_and_survived(double, start_bridge, monkeypatch):
+    running = start_bridge(RecordingAnswerer())
+    calls = []
+
+    def broken_once(self, entity_id):
+        calls.append(entity_id)
+        if len(calls) == 1:
+            raise ValueError("a bug")
+        return "Steve"
+
+    monkeypatch.setattr(ChatClient, "player_name", broken_once)
+    double.say(1, "jarvis, survive this")
+    assert double.wait_for(lambda: replies_to(double.posts, "Steve"))
+    assert running.bridge.stats.errors == 1 and running.bridge.stats.reconnects == 1
+    assert running.thread.is_alive()

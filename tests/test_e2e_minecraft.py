@@ -1,14 +1,24 @@
 """End to end in a real Minecraft server: flying-squid + chat API plugin + `jarvis serve` + a mineflayer bot.
 
+The plugin (mcserver/raspberryjuice.js) behaves like RaspberryJuice or its Paper fork: replies once
+per tick, Fail, lag spikes (SIGUSR2), decorated tab-list names. Both dialects run, with Fail on one
+chat poll in six and a 12 s lag spike during which a question is typed.
 Needs Node.js and mcserver/node_modules (`make setup`); skipped with the reason otherwise.
 """
 from __future__ import annotations
 
+import re
+import signal
+import time
+
 import pytest
 
 from jarvis.demo import DemoError, LocalMinecraft, node_executable, run_bot, start_jarvis
+from raspberryjuice_double import RaspberryJuiceDouble, raw_exchange
 
 pytestmark = pytest.mark.e2e
+
+LAG_SECONDS = 12
 
 
 @pytest.fixture(scope="module")
@@ -19,28 +29,61 @@ def node():
         pytest.skip(f"end-to-end Minecraft test needs Node.js and mcserver/node_modules: {exc}")
 
 
-@pytest.fixture
-def minecraft(node, tmp_path):
-    server = LocalMinecraft(tmp_path, max_seconds=600).start()
-    yield server
-    server.stop()
+# Nobody online: upstream's entity.getName throws (no host player) -> Fail, like the fork's.
+RAW = (b"no parenthesis\nevents.clearAll()\nchat.post(hi,,)\nchat.post(,)\nevents.clear()\nentity.getName(1)\n"
+       b"world.getPlayerEntityIds()\nworld.getPlayerIds()\nevents.chat.posts(\n")
+EXPECTED = {"upstream": [b"Fail"] * 5, "fork": [b"Fail", b"Success", b"Success", b"Success", b"Fail", b"Fail", b"Fail"]}
 
 
-def test_bot_asks_in_game_chat_and_reads_jarvis_answer(minecraft, bundled_index, tmp_path):
-    jarvis = start_jarvis(minecraft.api_port, tmp_path, fallback=True, index_dir=bundled_index,
-                          env={"JARVIS_HOME": str(tmp_path / "home")})
+@pytest.mark.parametrize("dialect", ["upstream", "fork"])
+def test_our_plugin_and_the_double_reply_alike(node, dialect, tmp_path):
+    """mcserver/raspberryjuice.js and tests/raspberryjuice_double.py, same bytes in: the same replies."""
+    server = LocalMinecraft(tmp_path, max_seconds=120, server_args=["--api-dialect", dialect]).start()
     try:
-        events = list(run_bot(minecraft.port, ["jarvis, what do cows drop?"], reply_timeout=120, max_seconds=180))
+        plugin = raw_exchange(server.api_port, RAW, len(EXPECTED[dialect]))
     finally:
-        status = jarvis.stop()
+        server.stop()
+    with RaspberryJuiceDouble({}, dialect=dialect) as double:
+        assert raw_exchange(double.port, RAW, len(EXPECTED[dialect])) == EXPECTED[dialect]
+    assert plugin == EXPECTED[dialect]
+
+
+@pytest.mark.parametrize("dialect", ["upstream", "fork"])
+def test_bot_asks_in_game_chat_through_fail_and_a_lag_spike(node, dialect, bundled_index, tmp_path):
+    server = LocalMinecraft(tmp_path, max_seconds=600, server_args=[
+        "--api-dialect", dialect, "--api-fail-polls", "6", "--lag-seconds", str(LAG_SECONDS),
+        "--api-list-prefix", "\u00a77[Member] \u00a7f"]).start()
+    try:
+        jarvis = start_jarvis(server.api_port, tmp_path, fallback=True, index_dir=bundled_index,
+                              env={"JARVIS_HOME": str(tmp_path / "home")})
+        try:
+            questions = ["jarvis, what do cows drop?", "jarvis, how do you craft tnt?", "jarvis: what do cows drop?"]
+            events, lag_began, typed_during_lag = [], None, None
+            for event in run_bot(server.port, questions, reply_timeout=120, max_seconds=300):
+                events.append(event)
+                if event["event"] == "reply" and lag_began is None:
+                    server.child.process.send_signal(signal.SIGUSR2)   # the main thread stalls from now
+                    lag_began = time.monotonic()
+                elif event["event"] == "sent" and lag_began is not None and typed_during_lag is None:
+                    typed_during_lag = time.monotonic() - lag_began < LAG_SECONDS
+            running = jarvis.process.poll() is None
+        finally:
+            status = jarvis.stop()
+        log = jarvis.log_text()
+    finally:
+        server.stop()
     chat = [e["text"] for e in events if e["event"] == "chat"]
     replies = [e["text"] for e in events if e["event"] == "reply"]
-    assert "<Steve> jarvis, what do cows drop?" in chat, chat
-    assert len(replies) == 1, (chat, jarvis.last_lines(10))
-    reply = replies[0]
-    assert reply.startswith("[Jarvis] Steve: ") and len(reply) <= 200
-    assert "leather" in reply.lower() and "raw beef" in reply.lower()
-    assert reply.endswith("(source: Cow)")
-    assert reply in chat                       # the bot read it in its own chat
-    assert status == 0, jarvis.last_lines(10)  # SIGTERM: a clean exit
-    assert "event=stopped" in jarvis.log_text()
+    assert "<Steve> jarvis, what do cows drop?" in chat
+    assert typed_during_lag, "the second question was not typed during the lag spike"
+    assert len(replies) == 3, (chat, jarvis.last_lines(10))
+    for reply in replies:
+        assert reply.startswith("[Jarvis] Steve: ") and len(reply) <= 200   # the tab-list prefix is gone
+        assert reply in chat                                                   # the bot read it in its chat
+    assert "leather" in replies[0].lower() and replies[0].endswith("(source: Cow)")
+    assert "gunpowder" in replies[1].lower()
+    assert running, "jarvis serve stopped by itself"
+    assert status == 0, jarvis.last_lines(10)                                  # SIGTERM: a clean exit
+    stopped = dict(re.findall(r"(\w+)=(\S+)", re.search(r"event=stopped (.*)", log).group(1)))
+    assert int(stopped["stalls"]) >= 1 and int(stopped["failed_polls"]) >= 1 and stopped["disconnects"] == "0" and stopped["errors"] == "0"
+    assert f'event=dialect dialect="{dialect}"' in log

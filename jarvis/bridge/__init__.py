@@ -6,17 +6,18 @@
 Modules, outermost first:
 - service.py: ``Bridge`` (poller thread + bounded queue + worker; reconnects) and ``serve``;
 - chat.py: the chat contract (which messages are questions, how replies look);
-- connection.py: the API connection (mcpi, with its broken parts replaced) and ``ChatClient``;
-- wire.py: parsing chat events and the one sanitizer for everything sent.
+- connection.py: the API connection as the real plugins behave (replies once per tick, ``Fail``,
+  two dialects, stalls) and ``ChatClient``;
+- wire.py: parsing chat events (both dialects), the one sanitizer for everything sent, log lines.
 """
 from jarvis.bridge.chat import PREFIX, addressed_question, answer_lines, reply_lines
-from jarvis.bridge.connection import BridgeConnection, BridgeError, ChatClient, ConnectionLost
-from jarvis.bridge.service import Bridge, BridgeStats, Question, check_server, connect_with_retries, format_event, serve
-from jarvis.bridge.wire import ChatPost, chat_safe, parse_chat_posts
+from jarvis.bridge.connection import BridgeConnection, BridgeError, ChatClient, ConnectionLost, plain_player_name
+from jarvis.bridge.service import Bridge, BridgeStats, Question, check_server, connect_with_retries, serve
+from jarvis.bridge.wire import DIALECTS, FORK, UPSTREAM, ChatPost, chat_line, chat_safe, format_event, parse_chat_posts
 
 __all__ = [
-    "PREFIX", "Bridge", "BridgeConnection", "BridgeError", "BridgeStats", "ChatClient", "ChatPost",
+    "DIALECTS", "FORK", "UPSTREAM", "PREFIX", "Bridge", "BridgeConnection", "BridgeError", "BridgeStats", "ChatClient", "ChatPost",
     "ConnectionLost", "Question", "addressed_question", "answer_lines", "chat_safe", "check_server",
-    "connect_with_retries", "format_event",
+    "chat_line", "connect_with_retries", "format_event", "plain_player_name",
     "parse_chat_posts", "reply_lines", "serve",
 ]

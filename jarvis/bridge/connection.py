@@ -1,41 +1,59 @@
-"""The connection to the server's Minecraft Pi / RaspberryJuice API, made safe for a long-running bot.
+"""The connection to the server's Minecraft Pi / RaspberryJuice API, as the real plugins behave.
 
-``mcpi`` is used where it works: its ``Connection.send`` formats commands (``name(args)\\n``,
-UTF-8) and its ``Minecraft`` object provides the calls (``postToChat``, ``entity.getName``,
-``events.clearAll``). :class:`BridgeConnection` replaces the parts of ``mcpi.connection.Connection``
-that break a bot that must run for days:
+What the plugins do (read in their sources; docs/bridge.md cites the functions):
 
-- ``__init__``: mcpi connects with no timeout (an unreachable host hangs); here a timeout.
-- ``drain()``: once the server closes the socket, ``select`` keeps reporting it readable and
-  ``recv`` keeps returning ``b""``: mcpi's loop spins forever. Here ``b""`` or a socket error
-  raises :class:`ConnectionLost`.
-- ``receive()``: mcpi opens a new text-mode file per call (bytes buffered past the first line
-  are lost; no timeout; the locale's encoding). Here one byte buffer, UTF-8, a deadline, and
-  :class:`ConnectionLost` on end of stream or error (:class:`ReplyTimeout` on timeout).
-- ``_send()``: socket errors become :class:`ConnectionLost`.
-- ``events.chat.posts`` is parsed by :func:`jarvis.bridge.wire.parse_chat_posts`, not mcpi's
-  ``pollChatPosts`` (which raises on a ``|`` in a message and loses the batch).
+- A reader thread queues every received line; the server's main thread runs the queue once per
+  tick (20 a second) and replies in order, one reply queue per connection. A lagging server (GC
+  pauses, chunk generation) delays every reply by seconds; the connection is still alive.
+- Any command that throws is answered ``Fail`` — ``events.chat.posts`` included (upstream drains
+  a chat queue that the async chat thread fills without a lock).
+- A line without ``(`` throws before the command is dispatched: no reply at all.
+- upstream (zhuowei/RaspberryJuice) sends nothing back for ``chat.post`` and ``events.clear``;
+  the fork for current Paper (RaspberryJuiceReload) answers them ``Success``.
+- upstream's ``entity.getName`` answers nothing for an entity it cannot find (it answers
+  ``Fail`` only when nobody is online); the fork answers ``Fail``.
 
-:class:`ChatClient` is the handful of calls the bridge needs, and the last place every outgoing
-chat line passes through :func:`jarvis.bridge.wire.chat_safe`.
+So this connection never guesses which reply belongs to which command. Every batch of commands
+is written at once and each command gets an *expectation*: a reply, an acknowledgement (fork
+only), or a name whose reply depends on the player-id list read just before it. Replies are
+consumed strictly in order; a ``Success`` where a reply is due is an acknowledgement (it gives
+the fork away), a reply where an acknowledgement is due means the server does not acknowledge
+(upstream). Slow is not dead: a reply is waited for as long as TCP says the server is there
+(keepalive probes find a vanished host); a wait longer than ``slow_after`` is logged and
+counted as a stall. Only end of stream, a socket error, or ``dead_after`` seconds without a
+byte (when set) raise :class:`ConnectionLost`.
+
+``mcpi`` formats the arguments (``flatten_parameters_to_bytestring``) and provides
+``RequestError``; its own ``Connection`` (no timeouts, a spin on a closed socket, one reply
+per request assumed) is not used for I/O.
 """
 from __future__ import annotations
 
 import logging
+import re
 import select
 import socket
+import threading
 import time
+from dataclasses import dataclass
 
-from mcpi.connection import Connection, RequestError
-from mcpi.minecraft import Minecraft
+from mcpi.connection import RequestError
+from mcpi.util import flatten_parameters_to_bytestring
 
-from jarvis.bridge.wire import ChatPost, chat_safe, parse_chat_posts
+from jarvis.bridge.wire import FORK, format_event, UPSTREAM, ChatPost, chat_line, chat_safe, parse_chat_posts
+from jarvis.config import BridgeSettings
 from jarvis.errors import JarvisError
 
 log = logging.getLogger(__name__)
 
 MAX_REPLY_BYTES = 1 << 20   # a reply line longer than this is not the protocol we speak
 MAX_NAME_CHARS = 32
+FAIL = "Fail"
+SUCCESS = "Success"
+AUTO = "auto"
+_WAIT_SLICE = 0.25                      # seconds per select(): how fast a stop request is noticed
+_USERNAME = re.compile(r"[A-Za-z0-9_]{2,16}")
+_PLAYER_IDS = re.compile(r"[0-9]+(\|[0-9]+)*")
 
 
 class BridgeError(JarvisError):
@@ -43,64 +61,175 @@ class BridgeError(JarvisError):
 
 
 class ConnectionLost(ConnectionError):
-    """The server closed the connection, or stopped answering within the timeout."""
+    """The server closed the connection (or, with ``dead_after`` set, sent nothing for that long)."""
 
 
 class ReplyTimeout(ConnectionLost):
-    """No reply within the timeout (the server may be hung, or may never answer this request)."""
+    """No reply within the time allowed (``dead_after``, or the deadline of a last flush)."""
 
 
-class BridgeConnection(Connection):
-    """``mcpi.connection.Connection`` with timeouts and dead-connection detection (see module doc)."""
+@dataclass
+class WireStats:
+    """What the server did that a naive client would not survive; kept across reconnections."""
 
-    def __init__(self, host: str, port: int, timeout: float) -> None:
-        # Not calling Connection.__init__: it connects without a timeout.
-        self.socket = socket.create_connection((host, port), timeout=timeout)
+    fails: int = 0              # `Fail` replies (to polls, names, acknowledgements)
+    strays: int = 0             # reply lines that belonged to no command (ignored)
+    garbage: int = 0            # replies that were not in the expected format
+    stalls: int = 0             # replies that took longer than slow_after
+    longest_stall_s: float = 0.0
+
+
+class BridgeConnection:
+    """One API connection: batched commands, replies matched to their commands (see the module doc)."""
+
+    def __init__(self, host: str, port: int, settings: BridgeSettings, *, stats: WireStats | None = None,
+                 stopping: threading.Event | None = None) -> None:
+        self.socket = socket.create_connection((host, port), timeout=settings.io_timeout)
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.timeout = timeout
-        self.lastSent = b""
+        _set_keepalive(self.socket, settings.keepalive)
+        self.settings = settings
+        self.stats = stats or WireStats()
+        self.stopping = stopping or threading.Event()
+        self.dialect: str | None = None if settings.dialect == AUTO else settings.dialect
+        self.deadline: float | None = None     # absolute time.monotonic() after which waiting stops
         self._buffer = bytearray()
 
-    def drain(self) -> None:
-        """Discard what arrived unasked (a late reply); raise ConnectionLost if the server is gone."""
-        self._buffer.clear()
-        while select.select([self.socket], [], [], 0.0)[0]:
-            stale = self._recv()
-            log.debug("discarded %d stale bytes after %r", len(stale), self.lastSent[:60])
+    # ------------------------------------------------------------------ commands
 
-    def _send(self, s: bytes) -> None:
-        self.drain()
-        self.lastSent = s
+    @staticmethod
+    def command(name: str, *args: object) -> bytes:
+        return name.encode("ascii") + b"(" + flatten_parameters_to_bytestring(args) + b")\n"
+
+    def exchange(self, commands: list[tuple[bytes, str]]) -> list[str | None]:
+        """Send ``(line, kind)`` commands in one write; the replies of those that have one, in order.
+
+        kind: ``reply`` (always answered), ``ack`` (answered ``Success`` by the fork only; no
+        entry in the result), ``name`` (``entity.getName`` right after ``world.getPlayerIds``:
+        None when upstream will not answer because the player is not online).
+        """
+        self._discard_strays()
+        self._send(b"".join(line for line, _ in commands))
+        expected = [kind for _, kind in commands]
+        results: list[str | None] = []
+        unexpected_acks = 0   # acknowledgements not waited for (upstream assumed) that may still come
+        i = 0
+        while i < len(expected):
+            kind = expected[i]
+            if kind == "ack":
+                if self.dialect == UPSTREAM:
+                    unexpected_acks += 1
+                    i += 1
+                    continue
+                line = self._read_line()
+                if line == SUCCESS:
+                    self._learn(FORK, "the server acknowledged a command with Success")
+                    i += 1
+                elif line == FAIL and self.dialect == FORK:
+                    self.stats.fails += 1
+                    _log("command_failed", logging.WARNING, command=commands[i][0][:40])
+                    i += 1
+                else:   # no acknowledgement: this line answers the next command
+                    self._learn(UPSTREAM, "the server sent a reply where the fork acknowledges")
+                    expected = expected[:i] + [k for k in expected[i:] if k != "ack"]
+                    self._push_back(line)
+                continue
+            if kind == "name" and self.dialect != FORK and not _answers_name(results[-1], commands[i][0]):
+                results.append(None)
+                i += 1
+                continue
+            line = self._read_line()
+            if line == SUCCESS and kind == "reply" and (unexpected_acks or self.dialect != FORK):
+                # An acknowledgement we did not wait for (the fork after all), or a stray one: never
+                # a reply to a poll or a player list, so never taken for this command's.
+                if unexpected_acks:
+                    unexpected_acks -= 1
+                    self._learn(FORK, "an unexpected Success reply")
+                else:
+                    self.stats.strays += 1
+                continue
+            results.append(line)
+            i += 1
+        return results
+
+    def probe(self) -> None:
+        """Start the session: forget earlier chat (``events.clear``) and learn the dialect if unknown."""
+        self.poll_raw(acknowledged=[self.command("events.clear")])
+        if self.dialect is None:   # the poll right after the clear came first: nothing acknowledged it
+            self._learn(UPSTREAM, "no acknowledgement of events.clear")
+
+    def poll_raw(self, acknowledged: list[bytes] = ()) -> str:
+        """Send ``acknowledged`` commands then ``events.chat.posts``; the poll's reply (may be ``Fail``)."""
+        batch = [(line, "ack") for line in acknowledged] + [(self.command("events.chat.posts"), "reply")]
+        return self.exchange(batch)[-1]
+
+    def _learn(self, dialect: str, why: str) -> None:
+        if self.dialect == dialect:
+            return
+        level = logging.INFO if self.dialect is None else logging.WARNING
+        _log("dialect", level, dialect=dialect, was=self.dialect or AUTO, why=why)
+        self.dialect = dialect
+
+    # ------------------------------------------------------------------ bytes
+
+    def _send(self, data: bytes) -> None:
         try:
-            self.socket.settimeout(self.timeout)
-            self.socket.sendall(s)
+            self.socket.settimeout(self.settings.io_timeout if self.deadline is None
+                                   else max(0.1, self.deadline - time.monotonic()))
+            self.socket.sendall(data)
         except OSError as exc:
             raise ConnectionLost(f"cannot send to the server: {exc}") from exc
 
-    def receive(self) -> str:
-        """The next reply line (without its newline); RequestError when the server says Fail."""
-        deadline = time.monotonic() + self.timeout
-        while b"\n" not in self._buffer:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise ReplyTimeout(f"no reply from the server within {self.timeout:g} s")
-            self.socket.settimeout(remaining)
+    def _discard_strays(self) -> None:
+        """Every reply due was read: bytes still waiting belong to no command (say, a line break a
+        chat plugin let into a chat event, sent on by the API as a second line). Dropped, counted."""
+        while select.select([self.socket], [], [], 0.0)[0]:
             self._buffer += self._recv()
-            if len(self._buffer) > MAX_REPLY_BYTES:
-                raise ConnectionLost("the server sent a reply line longer than 1 MiB")
+        if self._buffer:
+            count = max(1, self._buffer.count(b"\n"))
+            self.stats.strays += count
+            _log("stray_reply", logging.WARNING, lines=count, text=bytes(self._buffer[:80]))
+            self._buffer.clear()
+
+    def _push_back(self, line: str) -> None:
+        self._buffer[:0] = line.encode("utf-8", "replace") + b"\n"
+
+    def _read_line(self) -> str:
+        """The next reply line; waits as long as the connection lives (see the module doc)."""
+        began = time.monotonic()
+        slow = False
+        while b"\n" not in self._buffer:
+            now = time.monotonic()
+            if self.stopping.is_set() and self.deadline is None:
+                self.deadline = now + self.settings.io_timeout   # stopping: a last reply is waited for briefly
+            waited = now - began
+            if self.deadline is not None and now >= self.deadline:
+                raise ReplyTimeout("no reply before the deadline")
+            if self.settings.dead_after and waited >= self.settings.dead_after:
+                raise ReplyTimeout(f"no reply from the server within {self.settings.dead_after:g} s")
+            if not slow and waited >= self.settings.slow_after:
+                slow = True
+                _log("server_slow", logging.WARNING, waiting_s=waited)
+            try:
+                readable = select.select([self.socket], [], [], _WAIT_SLICE)[0]
+            except (OSError, ValueError) as exc:
+                raise ConnectionLost(f"connection error: {exc}") from exc
+            if readable:
+                self._buffer += self._recv()
+                if len(self._buffer) > MAX_REPLY_BYTES and b"\n" not in self._buffer:
+                    raise ConnectionLost("the server sent a reply line longer than 1 MiB")
+        if slow:
+            waited = time.monotonic() - began
+            self.stats.stalls += 1
+            self.stats.longest_stall_s = max(self.stats.longest_stall_s, waited)
+            _log("server_back", logging.WARNING, stalled_s=waited)
         line, _, rest = bytes(self._buffer).partition(b"\n")
         self._buffer = bytearray(rest)
-        reply = line.decode("utf-8", errors="replace").rstrip("\r")
-        if reply == Connection.RequestFailed:
-            raise RequestError(f"{self.lastSent.strip()!r} failed")
-        return reply
+        return line.decode("utf-8", errors="replace").rstrip("\r")
 
     def _recv(self) -> bytes:
         try:
             data = self.socket.recv(65536)
-        except socket.timeout as exc:
-            raise ReplyTimeout(f"no reply from the server within {self.timeout:g} s") from exc
-        except OSError as exc:
+        except OSError as exc:   # reset, or keepalive probes unanswered (ETIMEDOUT)
             raise ConnectionLost(f"connection error: {exc}") from exc
         if not data:
             raise ConnectionLost("the server closed the connection")
@@ -118,50 +247,91 @@ class ChatClient:
 
     def __init__(self, connection: BridgeConnection) -> None:
         self.connection = connection
-        self.mc = Minecraft(connection)
 
     @classmethod
-    def connect(cls, host: str, port: int, timeout: float) -> "ChatClient":
+    def connect(cls, settings: BridgeSettings, *, stats: WireStats | None = None,
+                stopping: threading.Event | None = None) -> "ChatClient":
         """Open a connection; raises OSError (ConnectionRefusedError, timeout, ...) when it cannot."""
-        return cls(BridgeConnection(host, port, timeout))
+        return cls(BridgeConnection(settings.mc_host, settings.mc_port, settings, stats=stats, stopping=stopping))
 
-    def post(self, line: str) -> None:
-        """Post one chat line (sanitized again here: nothing unsanitized ever reaches the socket)."""
-        self.mc.postToChat(chat_safe(line))
+    @property
+    def dialect(self) -> str | None:
+        return self.connection.dialect
 
-    def poll_chat(self) -> list[ChatPost]:
-        """Chat posted since the last poll."""
-        return parse_chat_posts(self.connection.sendReceive(b"events.chat.posts"))
+    def start_session(self) -> None:
+        """Forget chat posted before now, learn the dialect."""
+        self.connection.probe()
+
+    def post_and_poll(self, lines: list[str]) -> list[ChatPost]:
+        """Post ``lines`` (sanitized here: nothing unsanitized reaches the socket), then read the chat.
+
+        The poll's reply comes after every line was handled (one queue, in order), so when this
+        returns, the lines were delivered. RequestError when the server answered the poll ``Fail``.
+        """
+        posts = [self.connection.command("chat.post", text) for text in map(chat_line, lines) if text]
+        reply = self.connection.poll_raw(acknowledged=posts)
+        if reply == FAIL:
+            self.connection.stats.fails += 1
+            raise RequestError("the server answered Fail to events.chat.posts")
+        found = parse_chat_posts(reply, self.connection.dialect or UPSTREAM)
+        if any(post.entity_id < 0 for post in found):
+            self.connection.stats.garbage += 1
+            _log("garbage_reply", logging.WARNING, reply=reply[:120])
+        return found
 
     def player_name(self, entity_id: int) -> str | None:
-        """The player's name; None when the entity is not an online player.
-
-        RaspberryJuice sends no reply at all to ``entity.getName`` for an unknown entity (a
-        player who left since chatting), so only online players are asked about, and a
-        timeout on this one request means "unknown", not a dead connection.
-        """
-        if entity_id not in self.player_ids():
+        """The player's name (tab-list decorations removed); None when the server does not know it."""
+        conn = self.connection
+        ids, name = conn.exchange([(conn.command("world.getPlayerIds"), "reply"),
+                                   (conn.command("entity.getName", entity_id), "name")])
+        if name is None or name == FAIL:
+            if name == FAIL:
+                conn.stats.fails += 1
             return None
-        try:
-            name = self.mc.entity.getName(entity_id)
-        except RequestError:
-            return None
-        except ReplyTimeout:
-            log.info("no name for entity %d (the player left?)", entity_id)
-            return None
-        return chat_safe(name)[:MAX_NAME_CHARS] or None
-
-    def player_ids(self) -> set[int]:
-        """Entity ids of the players online (RaspberryJuice answers Fail when there are none)."""
-        try:
-            reply = self.connection.sendReceive(b"world.getPlayerIds")
-        except RequestError:
-            return set()
-        return {int(part) for part in reply.split("|") if part.isascii() and part.isdigit()}
-
-    def clear_events(self) -> None:
-        """Forget chat posted before now (mcpi sends ``events.clear``)."""
-        self.mc.events.clearAll()
+        return plain_player_name(name)
 
     def close(self) -> None:
         self.connection.close()
+
+
+def plain_player_name(list_name: str) -> str | None:
+    """A name fit to address a player: colour codes gone, and of ``§c[Admin] §fSteve`` the ``Steve``.
+
+    upstream answers ``entity.getName`` with the tab-list name, which permission and rank
+    plugins decorate; the last word that looks like a Minecraft user name is the player.
+    """
+    text = chat_safe(list_name)
+    words = text.split(" ")
+    if len(words) > 1 and _USERNAME.fullmatch(words[-1]):
+        text = words[-1]
+    return text[:MAX_NAME_CHARS] or None
+
+
+def _answers_name(player_ids: str | None, name_command: bytes) -> bool:
+    """Whether upstream replies to this ``entity.getName`` given the id list read in the same batch.
+
+    Both ran in the same tick on the main thread (one write, one queue), so the online set is the
+    same: an online player's name comes back; for anyone else nothing comes back, except that
+    with nobody online the lookup throws and the reply is ``Fail``.
+    """
+    if player_ids == FAIL or player_ids is None:
+        return True
+    if not _PLAYER_IDS.fullmatch(player_ids):
+        return True   # not an id list: garbage; the server replied to this batch its own way
+    entity_id = name_command[name_command.index(b"(") + 1:-2].decode("ascii")
+    return entity_id in player_ids.split("|")
+
+
+def _set_keepalive(sock: socket.socket, seconds: float) -> None:
+    """TCP keepalive: a host that vanished (no FIN, no RST) is found in about 4 x ``seconds``."""
+    if seconds <= 0:
+        return
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for option, value in (("TCP_KEEPIDLE", seconds), ("TCP_KEEPINTVL", seconds), ("TCP_KEEPCNT", 3)):
+        if hasattr(socket, option):
+            sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, option), max(1, int(value)))
+
+
+def _log(event: str, level: int = logging.INFO, **fields: object) -> None:
+    if log.isEnabledFor(level):
+        log.log(level, format_event(event, **fields))

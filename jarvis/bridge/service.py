@@ -10,18 +10,22 @@ Two threads, so that a slow answer never stalls the chat:
   polite notice when the player asked less than ``per_player_rate`` seconds ago or the queue
   (``queue_size``) is full; nothing is dropped silently. One worker answers in order, so each
   player's answers come in the order asked.
-- A line posted is only forgotten once the server has answered a later poll (TCP keeps
-  order, so the line was delivered). When the connection dies, unconfirmed lines go back to
-  the outbox (at least once: a line may show twice, never not at all), posts read but not yet
-  handled stay in the inbox, the poller reconnects with exponential backoff (urllib3's Retry
-  policy, ``reconnect_min_delay`` .. ``reconnect_max_delay``), keeps every queued question, and tells
-  the chat nothing was lost. Chat typed while the connection is down never reaches Jarvis
-  (RaspberryJuice keeps events per connection); the notice asks players to ask again.
+- Each poll is one write: the lines waiting to be posted, then ``events.chat.posts``. The
+  server runs its queue in order, so the poll's reply (even ``Fail``) means the lines before it
+  were delivered. When the connection dies, unconfirmed lines go back to the outbox (at least
+  once: a line may show twice, never not at all), posts read but not yet handled stay in the
+  inbox, the poller reconnects with exponential backoff (urllib3's Retry policy,
+  ``reconnect_min_delay`` .. ``reconnect_max_delay``), keeps every queued question, and tells the chat nothing was lost.
+  Chat typed while the connection is down never reaches Jarvis (the plugins keep events per
+  connection); the notice asks players to ask again.
+- Nothing the server does stops the bridge: ``Fail`` (a poll that threw: the chat stays queued
+  for the next poll), garbage, stray replies, stalls are logged and counted (:class:`BridgeStats`);
+  a lagging server is waited for, so chat typed during a stall is answered after it. Only a
+  connection that is really gone (closed, reset, keepalive unanswered) makes it reconnect.
 - Every event is one log line, ``event=<name> key=value ...`` (strings JSON-quoted).
 """
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import signal
@@ -36,8 +40,10 @@ from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
 from jarvis.bridge.chat import HELP, AnswerLike, addressed_question, answer_lines, echo, reply_lines
-from jarvis.bridge.connection import BridgeError, ChatClient, ConnectionLost
-from jarvis.bridge.wire import ChatPost
+from mcpi.connection import RequestError
+
+from jarvis.bridge.connection import AUTO, BridgeError, ChatClient, ConnectionLost, WireStats
+from jarvis.bridge.wire import DIALECTS, ChatPost, format_event
 from jarvis.config import BridgeSettings
 from jarvis.errors import first_line
 
@@ -68,8 +74,10 @@ class OutLine:
 
 
 @dataclass
-class BridgeStats:
+class BridgeStats(WireStats):
     polls: int = 0
+    failed_polls: int = 0       # polls answered Fail (survived: the chat is read by the next poll)
+    errors: int = 0             # unexpected errors in the poller (logged with a traceback, survived)
     questions: int = 0          # messages addressed to Jarvis
     accepted: int = 0           # queued for an answer
     refused: int = 0            # turned away with a notice (rate limit or queue full)
@@ -78,18 +86,6 @@ class BridgeStats:
     max_waiting: int = 0        # the most questions ever waiting in the queue
     disconnects: int = 0
     reconnects: int = 0
-
-
-def format_event(event: str, **fields: object) -> str:
-    """One log line: ``event=name key=value ...``; strings JSON-quoted (a newline cannot split it)."""
-    parts = [f"event={event}"]
-    for key, value in fields.items():
-        if isinstance(value, float):
-            value = round(value, 3)
-        elif not isinstance(value, (int, bool)) and value is not None:
-            value = json.dumps(str(value), ensure_ascii=False)
-        parts.append(f"{key}={value}")
-    return " ".join(parts)
 
 
 def _log_event(event: str, level: int = logging.INFO, **fields: object) -> None:
@@ -102,19 +98,20 @@ class Bridge:
 
     def __init__(self, settings: BridgeSettings, answer: Answerer, *, connect: Connector | None = None,
                  max_questions: int | None = None) -> None:
+        if settings.dialect not in (AUTO, *DIALECTS):
+            raise BridgeError(f"unknown API dialect {settings.dialect!r} (choose from auto, {', '.join(DIALECTS)})")
         self.settings = settings
         self.max_questions = max_questions
         self.stats = BridgeStats()
         self._answer = answer
-        self._connect = connect or (lambda: ChatClient.connect(settings.mc_host, settings.mc_port,
-                                                               settings.io_timeout))
+        self._stopping = threading.Event()
+        self._connect = connect or (lambda: ChatClient.connect(settings, stats=self.stats, stopping=self._stopping))
         self._questions: queue.Queue[Question] = queue.Queue(maxsize=settings.queue_size)
         self._outbox: deque[OutLine] = deque()
         self._outbox_lock = threading.Lock()
         self._inbox: deque[tuple[ChatPost, float]] = deque()   # posts read, not handled yet (with when)
         self._unconfirmed: list[OutLine] = []
         self._wake = threading.Event()       # the worker has lines to post
-        self._stopping = threading.Event()
         self._connected = threading.Event()
         self._client: ChatClient | None = None
         self._names: dict[int, str | None] = {}
@@ -157,6 +154,7 @@ class Bridge:
     # ------------------------------------------------------------------ poller (the connection's thread)
 
     def _serve(self) -> None:
+        errors_in_a_row = 0
         while not self._stopping.is_set():
             if self._client is None:
                 if not self._reconnect():
@@ -164,9 +162,21 @@ class Bridge:
                 continue
             self._wake.clear()
             try:
-                self._flush()
                 self._poll()
+                errors_in_a_row = 0
             except ConnectionLost as exc:
+                self._on_lost(exc)
+                continue
+            except RequestError as exc:   # the poll threw on the server; the chat stays queued there
+                self.stats.failed_polls += 1
+                _log_event("poll_failed", logging.WARNING, error=exc, failed_polls=self.stats.failed_polls)
+            except Exception as exc:  # noqa: BLE001 - a bug or garbage must not stop the bot
+                self.stats.errors += 1
+                errors_in_a_row += 1
+                log.exception("the poller failed; reconnecting")
+                if errors_in_a_row >= 3 and self._inbox:   # a post that fails every time: skip it
+                    post, _ = self._inbox.popleft()
+                    _log_event("post_skipped", logging.ERROR, player_id=post.entity_id, message=post.message)
                 self._on_lost(exc)
                 continue
             if self.max_questions is not None and self.stats.answered >= self.max_questions:
@@ -185,16 +195,28 @@ class Bridge:
         """A new connection with the chat posted before now forgotten (not for this run)."""
         client = self._connect()
         try:
-            client.clear_events()
-        except OSError:
+            client.start_session()
+        except BaseException:
             client.close()
             raise
+        _log_event("session", dialect=client.dialect)
         return client
 
     def _poll(self) -> None:
-        posts = self._client.poll_chat()
-        self._confirm()   # the server answered: every line posted before the poll was delivered
+        with self._outbox_lock:
+            lines = list(self._outbox)
+            self._outbox.clear()
+        now = time.monotonic()
+        for line in lines:
+            line.sent_at = now
+        self._unconfirmed.extend(lines)
         self.stats.polls += 1
+        try:
+            posts = self._client.post_and_poll([line.text for line in lines])
+        except RequestError:
+            self._confirm()   # Fail is still a reply: the lines before the poll were handled
+            raise
+        self._confirm()   # the server answered: every line posted before the poll was delivered
         now = time.monotonic()
         self._inbox.extend((post, now) for post in posts)
         refusals: dict[int, list[tuple[Question, str]]] = {}
@@ -262,19 +284,6 @@ class Bridge:
             self._last_accepted = {k: t for k, t in self._last_accepted.items() if t > horizon}
         self._last_accepted[entity_id] = now
 
-    def _flush(self) -> None:
-        """Post the waiting lines; a line leaves the outbox only once the socket took it."""
-        while True:
-            with self._outbox_lock:
-                if not self._outbox:
-                    return
-                line = self._outbox[0]
-            self._client.post(line.text)
-            line.sent_at = time.monotonic()
-            with self._outbox_lock:
-                self._outbox.popleft()
-            self._unconfirmed.append(line)
-
     def _confirm(self) -> None:
         for line in self._unconfirmed:
             self.stats.lines_sent += 1
@@ -307,7 +316,7 @@ class Bridge:
         _log_event("disconnected", logging.WARNING, error=exc, open_questions=self._open)
 
     def _reconnect(self) -> bool:
-        client = connect_with_retries(self.settings, self._connect, self._stopping, attempts=0,
+        client = connect_with_retries(self.settings, self._connect_fresh, self._stopping, attempts=0,
                                       failed_event="reconnect_failed")
         if client is None:
             return False
@@ -371,20 +380,20 @@ class Bridge:
                 notice = reply_lines(f"Going offline, {left} question(s) left unanswered, sorry.",
                                      max_line=self.settings.max_line)
                 self._send_later([OutLine(line) for line in notice])
+            with self._outbox_lock:
+                lines = list(self._outbox)
+                self._outbox.clear()
             try:
-                self._flush()
-                self._poll_to_confirm()
-            except ConnectionLost:
+                if lines:   # the chat read with them is dropped: we are stopping
+                    self._client.post_and_poll([line.text for line in lines])
+                self._unconfirmed.extend(lines)
+                self._confirm()
+            except (ConnectionLost, RequestError):
                 pass
             self._client.close()
             self._client = None
         self._connected.clear()
         _log_event("stopped", **asdict(self.stats), unanswered=left)
-
-    def _poll_to_confirm(self) -> None:
-        if self._unconfirmed:
-            self._client.poll_chat()   # read and dropped: we are stopping
-            self._confirm()
 
 
 def connect_with_retries(settings: BridgeSettings, connect: Connector, stopping: threading.Event | None = None,
@@ -421,8 +430,7 @@ def connect_with_retries(settings: BridgeSettings, connect: Connector, stopping:
 
 def check_server(settings: BridgeSettings) -> None:
     """Fail fast with BridgeError when the chat API is unreachable (before loading a model for nothing)."""
-    client = connect_with_retries(
-        settings, lambda: ChatClient.connect(settings.mc_host, settings.mc_port, settings.io_timeout))
+    client = connect_with_retries(settings, lambda: ChatClient.connect(settings))
     client.close()
 
 

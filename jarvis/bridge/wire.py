@@ -1,18 +1,28 @@
-"""The Minecraft Pi / RaspberryJuice wire: what comes in (chat events), what goes out (chat lines).
+r"""The Minecraft Pi / RaspberryJuice wire: what comes in (chat events), what goes out (chat lines).
 
-Commands are text lines, ``name(arg,arg,...)\\n``; the server reads the name up to the first
+Commands are text lines, ``name(arg,arg,...)\n``; the server reads the name up to the first
 ``(`` and the arguments up to the line's last character (the closing ``)``).
 
-Incoming: ``events.chat.posts()`` answers ``id,message|id,message|...``. A player may type
-``|`` (mcpi's own ``pollChatPosts`` then raises ValueError and loses the whole batch), so
-:func:`parse_chat_posts` starts a new post only at ``|<digits>,``; any other ``|`` is part of
-the message. Remaining ambiguity, inherent in the format: a message that itself contains
-``|<digits>,`` (say ``a|12,b``) reads as two posts, ``a`` from the sender and ``b`` from
-entity 12. Nothing is dropped, but the tail is attributed to another id.
+Incoming: ``events.chat.posts()`` answers ``id,message|id,message|...``, in one of two dialects:
 
-Outgoing: :func:`chat_safe` is the one sanitizer every text sent to the server goes through.
+- ``upstream`` (zhuowei/RaspberryJuice, ``RemoteSession.getChatPosts``): messages verbatim. A
+  player may type ``|`` (mcpi's own ``pollChatPosts`` then raises ValueError and loses the whole
+  batch), so :func:`parse_chat_posts` starts a new post only at ``|<digits>,``; any other ``|``
+  is part of the message. Remaining ambiguity, inherent in the format: a message that itself
+  contains ``|<digits>,`` (say ``a|12,b``) reads as two posts. Nothing is dropped, but the tail
+  is attributed to another id.
+- ``fork`` (RaspberryJuiceReload for Paper, ``ChatEvent.getChatPosts``): every ``|`` and ``,``
+  inside a message is sent as ``\|`` and ``\,`` (a backslash itself is not escaped). That makes
+  the format exact: a player's ``|12,`` arrives as ``\|12\,``, so ``|<digits>,`` with a bare
+  comma can only be a post boundary, and removing the one backslash before each ``|`` and ``,``
+  restores the message (the escaping only ever inserts a backslash there).
+
+Outgoing: :func:`chat_line` is what a ``chat.post`` carries: :func:`chat_safe` text without
+trailing commas (both plugins rebuild the message from Java's ``split(",")``, which drops
+trailing empty strings, so a trailing comma would silently vanish, and a line of nothing but
+commas makes upstream answer ``Fail``). :func:`chat_safe` is the one sanitizer every text sent to the server goes through.
 It guarantees the text cannot end the ``chat.post(...)`` line or start another command:
-- line breaks (``\\r``, ``\\n``, ``\\x85``, U+2028/U+2029), tabs and every other control
+- line breaks (``\r``, ``\n``, ``\x85``, U+2028/U+2029), tabs and every other control
   character (Unicode category Cc) become a space, and whitespace runs collapse to one space;
 - lone surrogates (Cs, which cannot even be encoded) become a space;
 - invisible format characters (Cf: zero-width joiners, bidi overrides, BOM) are dropped;
@@ -24,6 +34,7 @@ command early, and answers read "(source: Cow)".
 """
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -46,7 +57,13 @@ class ChatPost:
     message: str
 
 
-def parse_chat_posts(response: str) -> list[ChatPost]:
+UPSTREAM = "upstream"
+FORK = "fork"
+DIALECTS = (UPSTREAM, FORK)
+_ESCAPED = re.compile(r"\\([|,])")
+
+
+def parse_chat_posts(response: str, dialect: str = UPSTREAM) -> list[ChatPost]:
     """The posts in an ``events.chat.posts`` response; never raises, never drops text."""
     if not response:
         return []
@@ -54,12 +71,20 @@ def parse_chat_posts(response: str) -> list[ChatPost]:
     for item in _POST_START.split(response):
         match = _POST.fullmatch(item)
         if match:
-            posts.append(ChatPost(int(match.group(1)), match.group(2)))
+            message = match.group(2)
+            if dialect == FORK:
+                message = _ESCAPED.sub(r"\1", message)
+            posts.append(ChatPost(int(match.group(1)), message))
         elif posts:  # cannot happen after a split at `|digits,`, kept for safety
             posts[-1] = ChatPost(posts[-1].entity_id, f"{posts[-1].message}|{item}")
         else:        # a response that does not start with `id,`: not the format we know
             posts.append(ChatPost(-1, item))
     return posts
+
+
+def chat_line(text: str) -> str:
+    """``text`` as the argument of one ``chat.post``: :func:`chat_safe`, no trailing commas."""
+    return chat_safe(text).rstrip(", ")
 
 
 def chat_safe(text: str) -> str:
@@ -75,3 +100,15 @@ def chat_safe(text: str) -> str:
         elif category != "Cf":
             out.append(char)
     return _SPACES.sub(" ", "".join(out)).strip()
+
+
+def format_event(event: str, **fields: object) -> str:
+    """One log line: ``event=name key=value ...``; strings JSON-quoted (a newline cannot split it)."""
+    parts = [f"event={event}"]
+    for key, value in fields.items():
+        if isinstance(value, float):
+            value = round(value, 3)
+        elif not isinstance(value, (int, bool)) and value is not None:
+            value = json.dumps(str(value), ensure_ascii=False)
+        parts.append(f"{key}={value}")
+    return " ".join(parts)

@@ -1,0 +1,287 @@
+"""Soak benchmark of the chat bridge: `jarvis serve` against a faithful RaspberryJuice double, with faults.
+
+    python bench/bench_soak.py                          # 10 players, 30 minutes, upstream dialect
+    python bench/bench_soak.py --minutes 5 --dialect fork
+
+Set-up: the RaspberryJuice double of the tests (tests/raspberryjuice_double.py: replies once per
+tick, ``Fail``, lag spikes, both dialects) in this process; `jarvis serve --fallback` (the real
+CLI, the bundled index, auto-detected dialect) in a child process. --players players ask
+varied questions (eval/questions.txt, several phrasings), each waiting for the answer and a
+few seconds of thought before the next, as players do. Faults injected all along:
+- ``Fail`` on one chat poll in --fail-every;
+- lag spikes (the main thread stalls, chat keeps coming): one every --lag-every seconds on
+  average, 3-20 s long, the first exactly 12 s;
+- the server drops the API connection every --drop-every seconds.
+
+Prints, asserts nothing: questions asked, answered, refused with a message, not delivered by
+the server (typed while the connection was being re-made; the players were told to ask again
+and did), lost (asked, delivered, never answered nor refused); reconnects, failed polls, stalls
+and the longest; latency p50/p95 (all, and questions typed during a lag spike); the serve
+process's RSS over time as a table and a chart, and its growth after warm-up (target < 10 %).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from eval.questions import parse_questions  # noqa: E402
+from raspberryjuice_double import Player, RaspberryJuiceDouble  # noqa: E402
+
+QUESTIONS_FILE = ROOT / "eval" / "questions.txt"
+PHRASINGS = ["jarvis, {q}", "Jarvis {q}", "jarvis: {q}", "JARVIS, {q}", "jarvis {q}"]
+THINK_SECONDS = (3.5, 15.0)      # between an answer and the player's next question (serve's rate limit: 3 s)
+GIVE_UP_SECONDS = 300.0          # a question unanswered this long counts as lost
+REASK_AFTER_NOTICE = 5.0
+DUPLICATE_WINDOW = 60.0          # the same reply line to a player within this long: a line posted again         # undelivered this long after the "back" notice: the player asks again
+
+
+def rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)] if ordered else float("nan")
+
+
+@dataclass
+class SoakPlayer:
+    entity_id: int
+    name: str
+    next_at: float
+    question: str | None = None
+    key: int = 0
+    asked_at: float = 0.0
+    in_lag: bool = False
+    last_lines: dict[str, float] = field(default_factory=dict)   # reply text -> when read
+    recent: dict[str, float] = field(default_factory=dict)       # the player's questions -> when asked
+
+
+@dataclass
+class Tally:
+    asked: int = 0
+    answered: int = 0
+    refused: int = 0
+    undelivered: int = 0
+    lost: int = 0
+    duplicates: int = 0         # a line posted again after a dropped connection (at least once)
+    lag_latencies: list[float] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+    lost_questions: list[str] = field(default_factory=list)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=30.0)
+    parser.add_argument("--players", type=int, default=10)
+    parser.add_argument("--dialect", choices=("upstream", "fork"), default="upstream")
+    parser.add_argument("--fail-every", type=int, default=6, help="Fail on one chat poll in N (default: %(default)s)")
+    parser.add_argument("--lag-every", type=float, default=120.0, help="mean seconds between lag spikes")
+    parser.add_argument("--drop-every", type=float, default=600.0, help="seconds between dropped connections")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--log", type=Path, default=None, help="keep the serve log here")
+    parser.add_argument("--index", type=Path, default=None, help="index directory (default: the bundled corpus's)")
+    args = parser.parse_args()
+
+    rng = random.Random(args.seed)
+    pool = [q.text for q in parse_questions(QUESTIONS_FILE.read_text(encoding="utf-8"))]
+    duration = args.minutes * 60
+    players = {100 + i: Player(f"Player{i}", f"\u00a77[Member] \u00a7fPlayer{i}") for i in range(args.players)}
+
+    with tempfile.TemporaryDirectory(prefix="bench-soak-") as tmp, \
+            RaspberryJuiceDouble(players, dialect=args.dialect, fail_polls_every=args.fail_every) as server:
+        log_path = Path(tmp) / "serve.log"
+        command = [sys.executable, "-m", "jarvis", "serve", "-v", "--fallback", "--mc-host", "127.0.0.1",
+                   "--mc-port", str(server.port), "--mc-dialect", "auto"]
+        if args.index:
+            command += ["--index", str(args.index)]
+        with open(log_path, "wb") as log_file:
+            serve = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     env={**os.environ, "JARVIS_HOME": str(Path(tmp) / "home"), "OMP_NUM_THREADS": "1"})
+        try:
+            if not server.wait_for(lambda: "events.chat.posts" in server.commands, timeout=600):
+                print("bench_soak: jarvis serve never polled:\n" + log_path.read_text()[-2000:], file=sys.stderr)
+                return 1
+            tally, samples, faults = run_soak(server, serve, players, pool, rng, args, duration)
+            alive = serve.poll() is None
+            serve.terminate()
+            try:
+                serve.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                serve.kill()
+                serve.wait()
+        finally:
+            if serve.poll() is None:
+                serve.kill()
+                serve.wait()
+        log_text = log_path.read_text(encoding="utf-8", errors="replace")
+        if args.log:
+            args.log.write_text(log_text, encoding="utf-8")
+    report(args, tally, samples, faults, alive, serve.returncode, log_text, server)
+    return 0
+
+
+def run_soak(server, serve, players, pool, rng, args, duration):
+    began = time.monotonic()
+    end = began + duration
+    soakers = {pid: SoakPlayer(pid, p.name, began + rng.uniform(0, 10)) for pid, p in players.items()}
+    tally = Tally()
+    samples: list[tuple[float, float, int, int]] = []     # (elapsed s, RSS MB, asked, answered)
+    faults = {"lag_spikes": 0, "lag_seconds": 0.0, "drops": 0}
+    next_lag = began + 60.0
+    first_lag = True
+    next_drop = began + args.drop_every / 2
+    next_sample = began
+    seen = 0
+    back_notices: list[float] = []
+    progress = tqdm(total=int(duration), unit="s", desc=f"soak ({args.dialect})", mininterval=5)
+
+    while True:
+        now = time.monotonic()
+        asking = now < end
+        waiting = [p for p in soakers.values() if p.question is not None]
+        if not asking and (not waiting or now > end + 180):
+            break
+        # --- faults
+        if asking and now >= next_lag:
+            seconds = 12.0 if first_lag else rng.uniform(3, 20)
+            first_lag = False
+            server.lag(seconds)
+            faults["lag_spikes"] += 1
+            faults["lag_seconds"] += seconds
+            next_lag = now + seconds + rng.expovariate(1 / args.lag_every)
+        if asking and now >= next_drop:
+            server.drop_clients()
+            faults["drops"] += 1
+            next_drop = now + args.drop_every
+        # --- what the players read in chat
+        posts = server.posts_snapshot()
+        for text in posts[seen:]:
+            if text.startswith("[Jarvis] Back after a lost connection"):
+                back_notices.append(now)
+                continue
+            for player in soakers.values():
+                if not text.startswith(f"[Jarvis] {player.name}: "):
+                    continue
+                if now - player.last_lines.get(text, -1e9) < DUPLICATE_WINDOW:
+                    tally.duplicates += 1
+                    break
+                player.last_lines = {t: w for t, w in player.last_lines.items() if now - w < DUPLICATE_WINDOW}
+                player.last_lines[text] = now
+                if player.question is None:
+                    break
+                latency = now - player.asked_at
+                if "ask again in a moment" in text:
+                    tally.refused += 1
+                else:
+                    tally.answered += 1
+                    tally.latencies.append(latency)
+                    if player.in_lag:
+                        tally.lag_latencies.append(latency)
+                player.question = None
+                player.next_at = now + rng.uniform(*THINK_SECONDS)
+                break
+        seen = len(posts)
+        # --- players waiting, asking
+        for player in soakers.values():
+            if player.question is not None:
+                told = [t for t in back_notices if t > player.asked_at]
+                if player.key not in server.delivered and told and now - told[0] > REASK_AFTER_NOTICE:
+                    tally.undelivered += 1          # the player was told to ask again, and does
+                    player.question, player.next_at = None, now
+                elif now - player.asked_at > GIVE_UP_SECONDS:
+                    tally.lost += 1
+                    tally.lost_questions.append(_describe_lost(player, server, began))
+                    player.question, player.next_at = None, now
+            if asking and player.question is None and now >= player.next_at:
+                # A player does not ask the same thing twice in a row: the same answer again within a
+                # minute can then only be a line posted again after a drop (counted as such).
+                text = rng.choice([q for q in pool if now - player.recent.get(q, -1e9) > 2 * DUPLICATE_WINDOW])
+                player.recent[text] = now
+                question = rng.choice(PHRASINGS).format(q=text)
+                player.question, player.asked_at, player.in_lag = question, now, server.lagging
+                player.key = server.say(player.entity_id, question)
+                tally.asked += 1
+        if now >= next_sample:
+            samples.append((now - began, rss_mb(serve.pid), tally.asked, tally.answered))
+            next_sample = now + 10.0
+            if serve.poll() is not None:
+                print("bench_soak: jarvis serve exited", file=sys.stderr)
+                break
+        if int(now - began) > progress.n:
+            progress.update(min(int(duration), int(now - began)) - progress.n)
+        time.sleep(0.2)
+    progress.close()
+    for player in soakers.values():
+        if player.question is not None:
+            tally.lost += 1
+            tally.lost_questions.append(_describe_lost(player, server, began))
+    samples.append((time.monotonic() - began, rss_mb(serve.pid), tally.asked, tally.answered))
+    return tally, samples, faults
+
+
+def _describe_lost(player: SoakPlayer, server, began: float) -> str:
+    return (f"{player.name} at {player.asked_at - began:.1f} s: {player.question!r} "
+            f"(returned by a poll: {player.key in server.delivered})")
+
+
+def report(args, tally: Tally, samples, faults, alive: bool, returncode, log_text: str, server) -> None:
+    stopped = re.search(r"event=stopped (.*)", log_text)
+    stats = dict(re.findall(r"(\w+)=(\S+)", stopped.group(1))) if stopped else {}
+    detected = ", ".join(sorted(set(re.findall(r'event=dialect dialect="(\w+)"', log_text)))) or "?"
+    print(f"\nsoak: {args.players} players, {args.minutes:g} min, dialect {args.dialect} "
+          f"(auto-detected by serve: {detected})")
+    print(f"faults: Fail on 1 poll in {args.fail_every} ({len(server.failed)} Fail replies), "
+          f"{faults['lag_spikes']} lag spikes ({faults['lag_seconds']:.0f} s in all), {faults['drops']} dropped connections")
+    print(f"questions: asked {tally.asked}, answered {tally.answered}, refused with a message {tally.refused}, "
+          f"not delivered by the server (asked again) {tally.undelivered}, lost {tally.lost}; "
+          f"lines shown twice after a drop {tally.duplicates}")
+    for line in tally.lost_questions:
+        print(f"  lost: {line}")
+    print(f"serve: still running at the end: {alive}; exit status after SIGTERM: {returncode}; "
+          f"reconnects {stats.get('reconnects', '?')}, failed polls {stats.get('failed_polls', '?')}, "
+          f"stalls {stats.get('stalls', '?')} (longest {stats.get('longest_stall_s', '?')} s), "
+          f"strays {stats.get('strays', '?')}, errors {stats.get('errors', '?')}")
+    print(f"latency: p50 {percentile(tally.latencies, 50):.2f} s, p95 {percentile(tally.latencies, 95):.2f} s; "
+          f"asked during a lag spike: p50 {percentile(tally.lag_latencies, 50):.2f} s, "
+          f"max {max(tally.lag_latencies, default=float('nan')):.2f} s (n={len(tally.lag_latencies)})")
+    warm = next((s for s in samples if s[0] >= min(300.0, args.minutes * 60 / 6)), samples[0])
+    after = [s[1] for s in samples if s[0] >= warm[0]]
+    growth = (max(after) - warm[1]) / warm[1] * 100 if after and warm[1] == warm[1] else float("nan")
+    print(f"RSS: {samples[0][1]:.0f} MB at start, {warm[1]:.0f} MB after warm-up ({warm[0] / 60:.1f} min), "
+          f"max after warm-up {max(after):.0f} MB, at the end {samples[-1][1]:.0f} MB: growth after warm-up {growth:+.1f} %")
+    print("\n  min   RSS MB   asked  answered")
+    step = max(1, len(samples) // 15)
+    for elapsed, mb, asked, answered in samples[::step] + ([samples[-1]] if (len(samples) - 1) % step else []):
+        print(f"{elapsed / 60:5.1f}  {mb:7.1f}  {asked:6d}  {answered:8d}")
+    print("\nRSS over time (each row one sample group, bar from the lowest to the highest value):")
+    values = [s[1] for s in samples]
+    low, high = min(values), max(values)
+    for elapsed, mb, _, _ in samples[::step]:
+        width = 0 if high == low else int((mb - low) / (high - low) * 50)
+        print(f"{elapsed / 60:5.1f} min |{'#' * width:<50}| {mb:.1f} MB")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
