@@ -185,3 +185,4 @@ def section_matches(kind: str | None, section: tuple[str, ...] | list[str]) -> f
 # only with them ("Drops", "Spawn", "Breeding") is a general page, not the subject of the question.
 PROPERTY_STEMS = frozenset("drop spawn breed tame craft recip smelt mine use health damag loot trade biom "
                            "mob item block locat effect obtain durabl behavior get make".split())
+

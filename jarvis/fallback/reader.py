@@ -168,8 +168,8 @@ class SentenceReader:
             return []
         words = _relative(bm25_scores(query, [self.analyzer.terms(s.text) for _, s in candidates],
                                       b=settings.sentence_length_norm))
-        scored = [ScoredSentence(s, b, x, _holds_kind(kind, s)).combine(settings)
-                  for (b, s), x in zip(candidates, words)]
+        scored = [ScoredSentence(s, b, x, _holds_kind(kind, s))
+                  .combine(settings) for (b, s), x in zip(candidates, words)]
         return sorted(scored, key=lambda s: -s.score)
 
     def trim(self, question: str, sentence: Sentence) -> tuple[int, int]:
