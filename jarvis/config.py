@@ -45,6 +45,26 @@ class ReaderSettings:
     # Dynamic int8 quantization of the span reader on a CPU: ~2.7x faster (bench/bench_reader.py), the
     # only way to the 1.5 s target on 2 cores; a GPU, when present, is used instead (no quantization).
     quantize: bool = True
+    # What runs the span reader on a CPU: "onnx" (exported once, onnxruntime; int8 ~1.9x faster than
+    # torch's int8 on 2 threads, bench/bench_reader.py) or "torch". A GPU always runs torch.
+    backend: str = "onnx"
+    export_dir: str = ""                # where ONNX exports are cached ("": <model directory>/onnx)
+    # Passage selection (jarvis/passages.py): the tokens the span reader may read per question,
+    # question and special tokens of every window included. The budget, not a paragraph count,
+    # bounds the cost of a question. 0: read every paragraph of the top pages.
+    token_budget: int = 1536
+    passages: "PassageSettings" = field(default_factory=lambda: PassageSettings())
+
+
+@dataclass(frozen=True)
+class PassageSettings:
+    """How jarvis/passages.py ranks the candidate passages before the token budget cuts them."""
+
+    bm25_weight: float = 1.0            # the passage's BM25 against the question, relative to the best
+    dense_weight: float = 0.6           # cosine similarity of question and passage embeddings (if any)
+    section_weight: float = 0.5         # the passage's section matches the question's kind (drops -> Drops)
+    page_weight: float = 0.4            # the page's retrieval score relative to the top page
+    title_weight: float = 0.3           # the lead paragraphs of a page named by the question
 
 
 @dataclass(frozen=True)
@@ -84,6 +104,8 @@ class Config:
         config = cls()
         if env.get("JARVIS_HOME"):
             config = replace(config, home=Path(env["JARVIS_HOME"]).expanduser())
+        # ONNX exports go to Jarvis's own cache, not into a (maybe read-only) model directory.
+        config = replace(config, reader=replace(config.reader, export_dir=str(config.home / "onnx")))
         if env.get("JARVIS_MODEL"):
             config = replace(config, reader=replace(config.reader, model=env["JARVIS_MODEL"]))
         return config
