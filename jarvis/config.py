@@ -30,6 +30,22 @@ def _default_home() -> Path:
 
 
 @dataclass(frozen=True)
+class PassageSettings:
+    """How jarvis/passages.py ranks the candidate passages before the token budget cuts them."""
+
+    bm25_weight: float = 1.0            # the passage's BM25 against the question, relative to the best
+    dense_weight: float = 0.6           # cosine similarity of question and passage embeddings (if any)
+    section_weight: float = 1.0         # the passage's section matches the question's kind (drops -> Drops),
+                                        # times the page's weight
+    heading_weight: float = 0.5         # the question's words in the section's headings ("... on peaceful")
+    content_weight: float = 0.3         # holds what a how-long / how-many question asks for (a duration, a number)
+    page_weight: float = 0.8            # the page: its retrieval score relative to the top page, over (1 + rank)
+    lead_weight: float = 0.5            # a page's lead paragraphs (first ones most), times the page's weight
+    title_weight: float = 0.3           # ... more when the question names the page
+    dense_candidates: int = 48          # only the best N by the other parts are embedded (bounds its cost)
+
+
+@dataclass(frozen=True)
 class ReaderSettings:
     model: str = DEFAULT_MODEL          # hub id or local directory
     max_seq_len: int = 384              # tokens per window (question + context)
@@ -53,18 +69,7 @@ class ReaderSettings:
     # question and special tokens of every window included. The budget, not a paragraph count,
     # bounds the cost of a question. 0: read every paragraph of the top pages.
     token_budget: int = 1536
-    passages: "PassageSettings" = field(default_factory=lambda: PassageSettings())
-
-
-@dataclass(frozen=True)
-class PassageSettings:
-    """How jarvis/passages.py ranks the candidate passages before the token budget cuts them."""
-
-    bm25_weight: float = 1.0            # the passage's BM25 against the question, relative to the best
-    dense_weight: float = 0.6           # cosine similarity of question and passage embeddings (if any)
-    section_weight: float = 0.5         # the passage's section matches the question's kind (drops -> Drops)
-    page_weight: float = 0.4            # the page's retrieval score relative to the top page
-    title_weight: float = 0.3           # the lead paragraphs of a page named by the question
+    passages: PassageSettings = field(default_factory=PassageSettings)
 
 
 @dataclass(frozen=True)
