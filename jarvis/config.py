@@ -19,6 +19,7 @@ BUNDLED_CORPUS = SAMPLE_WIKI_DIR / "corpus.jsonl"
 DEFAULT_QUESTIONS = PACKAGE_DIR.parent / "eval" / "questions.txt"
 
 DEFAULT_MODEL = "deepset/roberta-base-squad2"
+READER_BACKENDS = ("onnx", "torch")  # what runs the span reader on a CPU (ReaderSettings.backend)
 SAMPLE_WIKI_HOST = "127.0.0.1"   # `jarvis sample-wiki` binds here by default
 SAMPLE_WIKI_PORT = 8080          # ... on this port; the bundled corpus's URLs name it too
 

@@ -39,8 +39,9 @@ class QAOutput:
     end_logits: object
 
 
-def export_path(model_dir: Path, export_dir: Path, quantize: bool) -> Path:
-    """Where the export of ``model_dir`` lives: one folder per model fingerprint."""
+def export_path(model_dir: Path, export_dir: Path, quantize: bool, label: str = "") -> Path:
+    """Where the export of ``model_dir`` lives: one folder per model fingerprint, ``label`` (the model's
+    name) in front so that a person can tell the folders apart."""
     import onnxruntime
     import torch
 
@@ -52,7 +53,7 @@ def export_path(model_dir: Path, export_dir: Path, quantize: bool) -> Path:
             stat = path.stat()   # follows the hub cache's symlinks to the blobs
             digest.update(f"|{path.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     name = "model.int8.onnx" if quantize else "model.onnx"
-    return export_dir / f"{model_dir.name}-{digest.hexdigest()[:16]}" / name
+    return export_dir / f"{label or model_dir.name}-{digest.hexdigest()[:16]}" / name
 
 
 def export_qa_model(model, input_names: Sequence[str], target: Path, quantize: bool) -> Path:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, Sequence
 
-from jarvis.config import ReaderSettings
+from jarvis.config import READER_BACKENDS, ReaderSettings
 from jarvis.errors import JarvisError, first_line
 
 log = logging.getLogger(__name__)
@@ -46,6 +46,10 @@ MAX_QUESTION_SHARE = 0.25
 
 class ModelUnavailableError(JarvisError):
     """The QA model cannot be loaded (not downloaded and no network, bad path, not a QA model)."""
+
+
+class ReaderSettingsError(JarvisError):
+    """Reader settings that cannot work (an unknown backend): a configuration mistake, no fallback."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +138,7 @@ class SpanReader:
         import torch
 
         if settings.backend not in READER_BACKENDS:
-            raise ModelUnavailableError(f"unknown reader backend {settings.backend!r} "
+            raise ReaderSettingsError(f"unknown reader backend {settings.backend!r} "
                                         f"(choose from {', '.join(READER_BACKENDS)})")
         # More threads than this buys little for one question and starves the chat bridge.
         threads = settings.threads or min(torch.get_num_threads(), 8)
@@ -252,9 +256,6 @@ class SpanReader:
 # ---------------------------------------------------------------------- loading helpers
 
 
-READER_BACKENDS = ("onnx", "torch")
-
-
 def model_input_names(tokenizer, model) -> list[str]:
     """The tokenizer outputs the model takes: DistilBERT has no token_type_ids, BERT has, RoBERTa ignores them."""
     names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in tokenizer.model_input_names]
@@ -292,7 +293,7 @@ def _onnx_model(settings: ReaderSettings, tokenizer, threads: int):
     if directory is None:
         raise ModelUnavailableError(f"cannot find the files of {settings.model} after loading it")
     export_dir = Path(settings.export_dir).expanduser() if settings.export_dir else directory / "onnx"
-    target = export_path(directory, export_dir, settings.quantize)
+    target = export_path(directory, export_dir, settings.quantize, label=model_name(settings.model))
     if not target.is_file():
         log.warning("exporting %s to ONNX%s (first use only)", settings.model, " int8" if settings.quantize else "")
         _, model = _load_pretrained(str(directory))
