@@ -133,24 +133,41 @@ def resolve_corpus(choice: str, work: Path) -> tuple[Path, str]:
 # --------------------------------------------------------------------------- one configuration (child)
 
 
-def question_pages(question, searcher, pages: dict) -> list:
-    """The passages a question reads: expected page + next 2 search pages, in search order (see the docstring)."""
+def question_inputs(corpus: Path, index_dir: Path, questions_path: Path, target: Path) -> Path:
+    """For each question, the pages it reads (title, search score), and those pages with their sections,
+    in one JSON file: the children read it instead of the corpus and index (their RSS is the reader's)."""
+    from eval.questions import load_questions
+    from index import Searcher
+
+    pages = realbed.load_sections(corpus)
+    items, needed = [], {}
+    with Searcher(index_dir) as searcher:
+        for question in load_questions(questions_path):
+            hits = searcher.search(question.text, k=50)
+            expected = realbed.find_page(pages, question.expected_title)
+            if expected is None:
+                chosen = [(h.title, h.score) for h in hits[:3]]
+            else:   # the expected page first, scored as the top hit (what a retriever that finds it gives)
+                top = max([h.score for h in hits], default=1.0)
+                chosen = [(expected.title, top), *[(h.title, h.score) for h in hits if h.title != expected.title][:2]]
+            items.append({"question": question.text, "answers": list(question.answers), "pages": chosen})
+            for title, _ in chosen:
+                page = pages[title]
+                needed[title] = {"url": page.url, "paragraphs": page.paragraphs,
+                                 "sections": [list(s) for s in page.sections]}
+    target.write_text(json.dumps({"questions": items, "pages": needed}), encoding="utf-8")
+    return target
+
+
+def question_passages(item: dict, pages: dict) -> list:
+    """The passages of a question's pages, in page order, with sections and page scores."""
     from jarvis.reader import Passage
 
-    hits = searcher.search(question.text, k=50)
-    expected = realbed.find_page(pages, question.expected_title)
-    if expected is None:
-        chosen = [(h.title, h.score) for h in hits[:3]]
-    else:
-        # The expected page first, scored as the top hit (what a retriever that finds it gives the reader).
-        others = [(h.title, h.score) for h in hits if h.title != expected.title][:2]
-        top = max([h.score for h in hits], default=1.0)
-        chosen = [(expected.title, top), *others]
     passages = []
-    for rank, (title, score) in enumerate(chosen):
+    for rank, (title, score) in enumerate(item["pages"]):
         page = pages[title]
-        passages += [Passage(title, text, rank, i, page.url, section=page.sections[i], page_score=score)
-                     for i, text in enumerate(page.paragraphs)]
+        passages += [Passage(title, text, rank, i, page["url"], section=tuple(page["sections"][i]), page_score=score)
+                     for i, text in enumerate(page["paragraphs"])]
     return passages
 
 
@@ -159,12 +176,9 @@ def holds_gold(text: str, golds) -> bool:
     return any(" ".join(g.split()).casefold() in flat for g in golds if g.strip())
 
 
-def run_config(name: str, models: dict, index_dir: Path, corpus: Path, questions_path: Path, limit: int,
-               threads: int, recall_only: bool) -> dict:
+def run_config(name: str, models: dict, inputs: Path, limit: int, threads: int, recall_only: bool) -> dict:
     import torch
 
-    from eval.questions import load_questions
-    from index import Searcher
     from jarvis.config import ReaderSettings
     from jarvis.passages import PassageSelector
     from jarvis.pipeline import load_reader
@@ -177,26 +191,23 @@ def run_config(name: str, models: dict, index_dir: Path, corpus: Path, questions
     reader = load_reader(settings)
     load_s = time.perf_counter() - began
     selector = PassageSelector(settings, tokenizer=getattr(reader, "tokenizer", None))
-    pages = realbed.load_sections(corpus)
-    questions = load_questions(questions_path)
-    rows = []
-    with Searcher(index_dir) as searcher:
-        if not recall_only:
-            reader.read(WARM_UP, question_pages(questions[0], searcher, pages)[:8])
-        for n, question in enumerate(questions):
-            passages = question_pages(question, searcher, pages)
-            timed = not recall_only and n < limit
-            t0 = time.perf_counter()
-            chosen = selector.select(question.text, passages)
-            if timed:
-                reader.read(question.text, chosen.passages)
-            seconds = time.perf_counter() - t0
-            gold_pages = any(holds_gold(p.text, question.answers) for p in passages)
-            rows.append({"seconds": seconds if timed else None, "tokens": chosen.tokens,
-                         "words": sum(len(p.text.split()) for p in chosen.passages),
-                         "all_words": sum(len(p.text.split()) for p in passages),
-                         "gold_available": gold_pages,
-                         "gold_read": gold_pages and any(holds_gold(p.text, question.answers) for p in chosen.passages)})
+    data = json.loads(inputs.read_text(encoding="utf-8"))
+    pages, rows = data["pages"], []
+    if not recall_only:
+        reader.read(WARM_UP, question_passages(data["questions"][0], pages)[:8])
+    for n, item in enumerate(data["questions"]):
+        passages = question_passages(item, pages)
+        timed = not recall_only and n < limit
+        wall, cpu = time.perf_counter(), time.process_time()
+        chosen = selector.select(item["question"], passages)
+        if timed:
+            reader.read(item["question"], chosen.passages)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        gold_pages = any(holds_gold(p.text, item["answers"]) for p in passages)
+        rows.append({"seconds": wall if timed else None, "cpu_seconds": cpu if timed else None,
+                     "tokens": chosen.tokens, "words": sum(len(p.text.split()) for p in chosen.passages),
+                     "all_words": sum(len(p.text.split()) for p in passages), "gold_available": gold_pages,
+                     "gold_read": gold_pages and any(holds_gold(p.text, item["answers"]) for p in chosen.passages)})
     return {"config": name, "reader": reader.name, "backend": getattr(reader, "backend", "-"),
             "budget": settings.token_budget, "load_s": load_s, "rows": rows, "peak_rss_mb": peak_rss_mb()}
 
@@ -233,11 +244,13 @@ def percentile(values: list[float], q: float) -> float:
 def summarize(result: dict) -> dict:
     rows = result["rows"]
     timed = [r["seconds"] for r in rows if r["seconds"] is not None]
+    cpu = [r["cpu_seconds"] for r in rows if r["cpu_seconds"] is not None]
     with_gold = [r for r in rows if r["gold_available"]]
     recall = sum(r["gold_read"] for r in with_gold) / len(with_gold) if with_gold else float("nan")
     return {"config": result["config"], "reader": result["reader"], "backend": result["backend"],
             "budget": result["budget"] or "all",
             "p50 s": statistics.median(timed) if timed else None, "p95 s": percentile(timed, 0.95) if timed else None,
+            "cpu s p50": statistics.median(cpu) if cpu else None,
             "words/q": statistics.mean(r["words"] for r in rows), "tokens/q": statistics.mean(r["tokens"] for r in rows),
             "gold recall": f"{recall:.1%} ({sum(r['gold_read'] for r in with_gold)}/{len(with_gold)})",
             "peak RSS MB": round(result["peak_rss_mb"]), "load s": round(result["load_s"], 1)}
@@ -260,14 +273,12 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None, help="write the per-configuration results here")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--models", default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--index-dir", type=Path, default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--corpus-path", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--inputs", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args.child:
         models = {k: Path(v) for k, v in json.loads(args.models).items()}
-        print(json.dumps(run_config(args.child, models, args.index_dir, args.corpus_path, args.questions,
-                                    args.limit, args.threads, args.recall_only)))
+        print(json.dumps(run_config(args.child, models, args.inputs, args.limit, args.threads, args.recall_only)))
         return
 
     names = [n.strip() for n in args.configs.split(",") if n.strip()]
@@ -280,6 +291,7 @@ def main() -> None:
         work = args.work or Path(tmp)
         corpus, label = resolve_corpus(args.corpus, work)
         models, index_dir = prepare(work, corpus, {CONFIGS[n][0] for n in names if CONFIGS[n][0]})
+        inputs = question_inputs(corpus, index_dir, args.questions, work / "question-inputs.json")
         if not args.recall_only:
             for name in names:
                 export_once(name, models)
@@ -289,8 +301,7 @@ def main() -> None:
         env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
         for name in names:
             command = [sys.executable, __file__, "--child", name, "--models", json.dumps({k: str(v) for k, v in models.items()}),
-                       "--index-dir", str(index_dir), "--corpus-path", str(corpus), "--questions", str(args.questions),
-                       "--limit", str(args.limit), "--threads", str(args.threads)]
+                       "--inputs", str(inputs), "--limit", str(args.limit), "--threads", str(args.threads)]
             child = subprocess.run(command + (["--recall-only"] if args.recall_only else []),
                                    capture_output=True, text=True, env=env)
             if child.returncode != 0:

@@ -70,6 +70,33 @@ TOKENS_PER_WORD = 1.3      # byte-level BPE / WordPiece on wiki English: ~1.2-1.
 ESTIMATED_SPECIAL_TOKENS = 4
 
 
+# Whoosh's RegexTokenizer pattern (the analyzer's first stage): splitting with it and analysing word by
+# word gives exactly the analyzer's terms, since every later stage works on one token at a time.
+ANALYZER_TOKEN = re.compile(r"\w+(?:\.?\w+)*")
+STEM_CACHE_SIZE = 200_000
+
+
+class CachedTerms:
+    """TermAnalyzer.terms with a per-word cache: a question's pages hold ~20,000 words, and stemming
+    each through Whoosh costs ~0.3 s; looking words up costs ~10 ms."""
+
+    def __init__(self, analyzer: TermAnalyzer) -> None:
+        self.analyzer = analyzer
+        self._stems: dict[str, tuple[str, ...]] = {}
+
+    def __call__(self, text: str) -> list[str]:
+        terms: list[str] = []
+        for match in ANALYZER_TOKEN.finditer(text):
+            word = match.group()
+            stems = self._stems.get(word)
+            if stems is None:
+                if len(self._stems) >= STEM_CACHE_SIZE:
+                    self._stems.clear()
+                stems = self._stems[word] = tuple(self.analyzer.terms(word))
+            terms.extend(stems)
+        return terms
+
+
 class Embedder(Protocol):
     def embed(self, texts: Sequence[str]):
         """Unit vectors (rows of a 2-D array or tensor), one per text."""
@@ -107,7 +134,7 @@ class PassageSelector:
         self.weights: PassageSettings = settings.passages
         self.tokenizer = tokenizer      # a transformers fast tokenizer: exact counts; None: an estimate
         self.embedder = embedder
-        self.analyzer = analyzer or TermAnalyzer()
+        self.terms = CachedTerms(analyzer or TermAnalyzer())
 
     # ------------------------------------------------------------------ the entry point
 
@@ -140,13 +167,13 @@ class PassageSelector:
     def scores(self, question: str, passages: Sequence[Passage]) -> list[float]:
         """The ranking score of each passage (higher first)."""
         w = self.weights
-        query = self.analyzer.terms(question)
-        docs = [self.analyzer.terms(" ".join((*p.section, p.text))) for p in passages]
+        query = self.terms(question)
+        docs = [self.terms(" ".join((*p.section, p.text))) for p in passages]
         lexical = _relative(bm25_scores(query, docs))
         kinds = question_kinds(question)
         page = self._page_prior(passages)
         section = [page[i] * float(section_matches(kinds, p)) for i, p in enumerate(passages)]
-        headings = _relative(bm25_scores(query, [self.analyzer.terms(" ".join(p.section)) for p in passages]))
+        headings = _relative(bm25_scores(query, [self.terms(" ".join(p.section)) for p in passages]))
         heading = [page[i] * headings[i] for i in range(len(passages))]
         asked = [holds for wants, holds in CONTENT_KINDS if wants.search(question)]
         content = [page[i] * float(any(h.search(p.text) for h in asked)) for i, p in enumerate(passages)]
@@ -185,7 +212,7 @@ class PassageSelector:
         words = set(query)
         named = set()
         for title in {p.title for p in passages}:
-            terms = self.analyzer.terms(title)
+            terms = self.terms(title)
             if terms and set(terms) <= words:
                 named.add(title)
         return named

@@ -160,3 +160,15 @@ def test_the_budget_is_never_exceeded(reader, texts, budget, question):
     assert chosen.tokens <= budget
     assert reader_tokens(reader, question, chosen.passages) == chosen.tokens
     assert chosen.passages == sorted(chosen.passages, key=lambda p: (p.page_rank, p.index))
+
+
+@hypothesis_settings(max_examples=60, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("abcdeXYZ019 .,;:-'éß\n"), max_size=80)
+       | st.lists(st.sampled_from(WORDS + ["has", "were", "xp", "1.5", "e.g.", "Cows'", "what", "the"]),
+                  max_size=20).map(" ".join))
+def test_cached_terms_are_the_analyzers_terms(text):
+    from jarvis.lexical import TermAnalyzer
+    from jarvis.passages import CachedTerms
+
+    analyzer = TermAnalyzer()
+    assert CachedTerms(analyzer)(text) == analyzer.terms(text)
