@@ -144,20 +144,28 @@ class PassageSelector:
         passages = [p for p in passages if p.text.strip()]
         if not passages:
             return Selection([], 0, 0, budget)
-        question_tokens, specials, lengths = self._token_counts(question, passages)
-        costs = [self.cost(n, question_tokens, specials) for n in lengths]
+        question_tokens, specials = self._question_tokens(question)
         if budget <= 0:   # no budget: everything, as before selection existed
-            return Selection(_reading_order(passages), sum(costs), len(passages), budget)
+            lengths = self._passage_tokens([p.text for p in passages])
+            return Selection(_reading_order(passages), sum(self.cost(n, question_tokens, specials) for n in lengths),
+                             len(passages), budget)
         scores = self.scores(question, passages)
         order = sorted(range(len(passages)), key=lambda i: (-scores[i], passages[i].page_rank, passages[i].index))
         chosen, spent = [], 0
         for i in order:
-            if spent + costs[i] <= budget:
+            left = budget - spent
+            if left <= question_tokens + specials:
+                break
+            # Every whitespace-separated word is at least one token: a passage whose words alone overflow
+            # is skipped without tokenizing it (most of a long page, once the budget is nearly spent).
+            if self.cost(len(passages[i].text.split()), question_tokens, specials) > left:
+                continue
+            cost = self.cost(self._passage_tokens([passages[i].text])[0], question_tokens, specials)
+            if cost <= left:
                 chosen.append(passages[i])
-                spent += costs[i]
+                spent += cost
         if not chosen:
-            best = order[0]
-            cut, cut_cost = self._cut_to_fit(passages[best], budget, question_tokens, specials)
+            cut, cut_cost = self._cut_to_fit(passages[order[0]], budget, question_tokens, specials)
             if cut is not None:
                 chosen, spent = [cut], cut_cost
         return Selection(_reading_order(chosen), spent, len(passages), budget)
@@ -228,15 +236,18 @@ class PassageSelector:
         overlap = (windows - 1) * min(self.settings.doc_stride, room - 1)
         return windows * (question_tokens + specials) + passage_tokens + overlap
 
-    def _token_counts(self, question: str, passages: Sequence[Passage]) -> tuple[int, int, list[int]]:
-        """Question tokens (capped as the reader caps them), special tokens per window, passage tokens."""
+    def _question_tokens(self, question: str) -> tuple[int, int]:
+        """Question tokens (capped as the reader caps them) and special tokens per window."""
         cap = int(self.settings.max_seq_len * MAX_QUESTION_SHARE)
         if self.tokenizer is None:
-            return (min(cap, _estimate_tokens(question)), ESTIMATED_SPECIAL_TOKENS,
-                    [_estimate_tokens(p.text) for p in passages])
-        encoded = self.tokenizer([question, *(p.text for p in passages)], add_special_tokens=False)["input_ids"]
-        specials = self.tokenizer.num_special_tokens_to_add(pair=True)
-        return min(cap, len(encoded[0])), specials, [len(ids) for ids in encoded[1:]]
+            return min(cap, _estimate_tokens(question)), ESTIMATED_SPECIAL_TOKENS
+        question_ids = self.tokenizer(question, add_special_tokens=False)["input_ids"]
+        return min(cap, len(question_ids)), self.tokenizer.num_special_tokens_to_add(pair=True)
+
+    def _passage_tokens(self, texts: list[str]) -> list[int]:
+        if self.tokenizer is None:
+            return [_estimate_tokens(text) for text in texts]
+        return [len(ids) for ids in self.tokenizer(texts, add_special_tokens=False)["input_ids"]]
 
     def _cut_to_fit(self, passage: Passage, budget: int, question_tokens: int,
                     specials: int) -> tuple[Passage | None, int]:
