@@ -62,8 +62,9 @@ class ReaderSettings:
     # Dynamic int8 quantization of the span reader on a CPU: ~2.7x faster (bench/bench_reader.py), the
     # only way to the 1.5 s target on 2 cores; a GPU, when present, is used instead (no quantization).
     quantize: bool = True
-    # What runs the span reader on a CPU: "onnx" (exported once, onnxruntime; int8 ~1.9x faster than
-    # torch's int8 on 2 threads, bench/bench_reader.py) or "torch". A GPU always runs torch.
+    # What runs the span reader on a CPU: "onnx" (exported once, onnxruntime; in int8 it takes less CPU
+    # time and memory than torch's int8: 1.2 vs 1.4 CPU s, 0.97 vs 1.34 GB a question on the real bed,
+    # bench/bench_reader.py) or "torch". A GPU always runs torch.
     backend: str = "onnx"
     export_dir: str = ""                # where ONNX exports are cached ("": <model directory>/onnx)
     # Passage selection (jarvis/passages.py): the tokens the span reader may read per question,
