@@ -255,7 +255,8 @@ def summarize(result: dict) -> dict:
             "budget": result["budget"] or "all",
             "p50 s": statistics.median(timed) if timed else None, "p95 s": percentile(timed, 0.95) if timed else None,
             "cpu s p50": statistics.median(cpu) if cpu else None,
-            "words/q": statistics.mean(r["words"] for r in rows), "tokens/q": statistics.mean(r["tokens"] for r in rows),
+            "words/q": round(statistics.mean(r["words"] for r in rows)),
+            "tokens/q": round(statistics.mean(r["tokens"] for r in rows)),
             "gold recall": f"{recall:.1%} ({sum(r['gold_read'] for r in with_gold)}/{len(with_gold)})",
             "peak RSS MB": round(result["peak_rss_mb"]), "load s": round(result["load_s"], 1)}
 
@@ -317,7 +318,7 @@ def main() -> None:
         print(f"load average after: {os.getloadavg()[0]:.1f}\n")
         from tabulate import tabulate
 
-        print(tabulate(table, headers="keys", floatfmt=".3g"))
+        print(tabulate(table, headers="keys", floatfmt=".3f"))
         if args.json:
             args.json.write_text(json.dumps({"corpus": label, "questions": str(args.questions),
                                              "threads": args.threads, "results": results}))
