@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from crawler.tables import TABLE_MODES
-from jarvis.config import REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT, Config
+from jarvis.config import READER_BACKENDS, REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT, Config
 from jarvis.errors import JarvisError, first_line
 from jarvis.readers import READERS
 from jarvis.logs import setup_logging
@@ -42,6 +42,17 @@ def _positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
     return value
 
 
@@ -73,7 +84,9 @@ def _reader_settings(args: argparse.Namespace, config: Config):
     """ReaderSettings with the reader flags shared by ask and serve applied."""
     reader = replace(config.reader, model=args.model or config.reader.model,
                      quantize=config.reader.quantize if args.int8 is None else args.int8,
-                     max_paragraphs=args.max_paragraphs or config.reader.max_paragraphs)
+                     max_paragraphs=args.max_paragraphs or config.reader.max_paragraphs,
+                     backend=args.backend or config.reader.backend,
+                     token_budget=config.reader.token_budget if args.token_budget is None else args.token_budget)
     if args.reader:
         reader = replace(reader, reader=args.reader)
     return replace(reader, model="") if args.fallback else reader
@@ -214,6 +227,12 @@ def build_parser() -> argparse.ArgumentParser:
     reader_opts.add_argument("--int8", action=argparse.BooleanOptionalAction, default=None,
                              help="dynamic int8 quantization of the QA model on a CPU, about 2.7x faster "
                                   "(default: on; --no-int8 for full precision)")
+    reader_opts.add_argument("--backend", choices=READER_BACKENDS, default=None,
+                             help="what runs the QA model on a CPU: onnx (exported once, onnxruntime) or torch "
+                                  f"(default: {Config().reader.backend}; a GPU always runs torch)")
+    reader_opts.add_argument("--token-budget", type=_non_negative, default=None, metavar="TOKENS",
+                             help="tokens the QA model reads per question, chosen passages first "
+                                  f"(default: {Config().reader.token_budget}; 0: every paragraph of the top pages)")
     reader_opts.add_argument("--max-paragraphs", type=_positive, default=None, metavar="N",
                              help="read only the N paragraphs of the top pages that best match the question")
 

@@ -21,6 +21,7 @@ DEFAULT_QUESTIONS = PACKAGE_DIR.parent / "eval" / "questions.txt"
 REALBED_QUESTIONS = PACKAGE_DIR.parent / "eval" / "dev" / "realbed_dev.txt"
 
 DEFAULT_MODEL = "deepset/roberta-base-squad2"
+READER_BACKENDS = ("onnx", "torch")  # what runs the span reader on a CPU (ReaderSettings.backend)
 SAMPLE_WIKI_HOST = "127.0.0.1"   # `jarvis sample-wiki` binds here by default
 SAMPLE_WIKI_PORT = 8080          # ... on this port; the bundled corpus's URLs name it too
 # The real-wiki test bed (not part of the project: CC BY-NC-SA text kept beside the repository).
@@ -62,6 +63,22 @@ class FallbackSettings:
 
 
 @dataclass(frozen=True)
+class PassageSettings:
+    """How jarvis/passages.py ranks the candidate passages before the token budget cuts them."""
+
+    bm25_weight: float = 1.0            # the passage's BM25 against the question, relative to the best
+    dense_weight: float = 0.6           # cosine similarity of question and passage embeddings (if any)
+    section_weight: float = 1.0         # the passage's section matches the question's kind (drops -> Drops),
+                                        # times the page's weight
+    heading_weight: float = 0.5         # the question's words in the section's headings ("... on peaceful")
+    content_weight: float = 0.3         # holds what a how-long / how-many question asks for (a duration, a number)
+    page_weight: float = 0.8            # the page: its retrieval score relative to the top page, over (1 + rank)
+    lead_weight: float = 0.5            # a page's lead paragraphs (first ones most), times the page's weight
+    title_weight: float = 0.3           # ... more when the question names the page
+    dense_candidates: int = 48          # only the best N by the other parts are embedded (bounds its cost)
+
+
+@dataclass(frozen=True)
 class ReaderSettings:
     model: str = DEFAULT_MODEL          # hub id or local directory
     reader: str = ""                    # a name of jarvis.readers.READERS; "" = the span reader, else the fallback
@@ -79,6 +96,16 @@ class ReaderSettings:
     # Dynamic int8 quantization of the span reader on a CPU: ~2.7x faster (bench/bench_reader.py), the
     # only way to the 1.5 s target on 2 cores; a GPU, when present, is used instead (no quantization).
     quantize: bool = True
+    # What runs the span reader on a CPU: "onnx" (exported once, onnxruntime; in int8 it takes less CPU
+    # time and memory than torch's int8: 1.2 vs 1.4 CPU s, 0.97 vs 1.34 GB a question on the real bed,
+    # bench/bench_reader.py) or "torch". A GPU always runs torch.
+    backend: str = "onnx"
+    export_dir: str = ""                # where ONNX exports are cached ("": <model directory>/onnx)
+    # Passage selection (jarvis/passages.py): the tokens the span reader may read per question,
+    # question and special tokens of every window included. The budget, not a paragraph count,
+    # bounds the cost of a question. 0: read every paragraph of the top pages.
+    token_budget: int = 1536
+    passages: PassageSettings = field(default_factory=PassageSettings)
 
 
 @dataclass(frozen=True)
@@ -130,6 +157,8 @@ class Config:
         config = cls()
         if env.get("JARVIS_HOME"):
             config = replace(config, home=Path(env["JARVIS_HOME"]).expanduser())
+        # ONNX exports go to Jarvis's own cache, not into a (maybe read-only) model directory.
+        config = replace(config, reader=replace(config.reader, export_dir=str(config.home / "onnx")))
         if env.get("JARVIS_MODEL"):
             config = replace(config, reader=replace(config.reader, model=env["JARVIS_MODEL"]))
         return config

@@ -13,6 +13,12 @@ Two ways to run the same computation:
   original's way, kept so the two can be measured side by side. Both give the same
   spans and scores.
 
+Two engines run the forward passes on a CPU (``ReaderSettings.backend``): "onnx", the model
+exported once to ONNX (int8 weights by default) and run by onnxruntime (jarvis/onnx_backend.py),
+and "torch", the transformers model itself (dynamic int8 by default). A GPU always runs torch.
+Any extractive QA model loads the same way (hub id or local directory): RoBERTa, BERT (with
+token_type_ids), DistilBERT (without) and their tokenizers.
+
 SQuAD 2.0 models also score "no answer" (start and end on the first token). A window's
 span only counts when it beats that window's no-answer score by
 ``ReaderSettings.no_answer_margin``; when no window has such a span, the reader returns
@@ -26,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, Sequence
 
-from jarvis.config import ReaderSettings
+from jarvis.config import READER_BACKENDS, ReaderSettings
 from jarvis.errors import JarvisError, first_line
 
 log = logging.getLogger(__name__)
@@ -42,6 +48,10 @@ class ModelUnavailableError(JarvisError):
     """The QA model cannot be loaded (not downloaded and no network, bad path, not a QA model)."""
 
 
+class ReaderSettingsError(JarvisError):
+    """Reader settings that cannot work (an unknown backend): a configuration mistake, no fallback."""
+
+
 @dataclass(frozen=True)
 class Passage:
     """One paragraph of a retrieved page: the unit the readers read."""
@@ -51,9 +61,9 @@ class Passage:
     page_rank: int      # 0 for the top search hit
     index: int          # position of the paragraph in its page
     url: str = ""
-    section: tuple[str, ...] = ()   # heading path of the paragraph in its page (() = the lead)
-    page_score: float = 0.0         # the retrieval score of its page
-    page_kind: str = "article"      # crawler.corpus.PAGE_KINDS
+    section: tuple[str, ...] = ()   # heading path of the paragraph in its page; () for the lead
+    page_score: float = 0.0         # the retriever's score of the page (its own scale)
+    page_kind: str = "article"      # the page's kind as the corpus labels it
 
 
 @dataclass(frozen=True)
@@ -113,22 +123,32 @@ class SpanReader:
         self.settings = settings
         self.name = name
         self._torch = torch
-        self._input_names = [n for n in ("input_ids", "attention_mask", "token_type_ids")
-                             if n in tokenizer.model_input_names]
+        self._input_names = model_input_names(tokenizer, model)
+        self.backend = backend_of(model)
 
     # ------------------------------------------------------------------ loading
 
     @classmethod
     def load(cls, settings: ReaderSettings) -> "SpanReader":
-        """Load ``settings.model`` (local directory or hub id); ModelUnavailableError if impossible."""
+        """Load ``settings.model`` (local directory or hub id); ModelUnavailableError if impossible.
+
+        On a GPU the model runs in torch; on a CPU with ``settings.backend``: "onnx" (exported
+        once, then onnxruntime) or "torch"; int8 when ``settings.quantize``.
+        """
         import torch
 
-        tokenizer, model = _load_pretrained(settings.model)
-        if not getattr(tokenizer, "is_fast", False):
-            raise ModelUnavailableError(f"{settings.model}: the span reader needs a fast tokenizer (offsets)")
+        if settings.backend not in READER_BACKENDS:
+            raise ReaderSettingsError(f"unknown reader backend {settings.backend!r} "
+                                        f"(choose from {', '.join(READER_BACKENDS)})")
         # More threads than this buys little for one question and starves the chat bridge.
         threads = settings.threads or min(torch.get_num_threads(), 8)
         torch.set_num_threads(threads)
+        if settings.backend == "onnx" and not torch.cuda.is_available():
+            tokenizer = _check_tokenizer(settings.model, _load_pretrained(settings.model, with_model=False)[0])
+            model = _onnx_model(settings, tokenizer, threads)
+            return cls(tokenizer, model, settings, name=model_name(settings.model, settings.quantize))
+        tokenizer, model = _load_pretrained(settings.model)
+        tokenizer = _check_tokenizer(settings.model, tokenizer)
         quantized = False
         if torch.cuda.is_available():
             model = model.to("cuda")  # a GPU beats int8 on a CPU; dynamic quantization is CPU-only
@@ -236,6 +256,79 @@ class SpanReader:
 # ---------------------------------------------------------------------- loading helpers
 
 
+def model_input_names(tokenizer, model) -> list[str]:
+    """The tokenizer outputs the model takes: DistilBERT has no token_type_ids, BERT has, RoBERTa ignores them."""
+    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in tokenizer.model_input_names]
+    accepted = getattr(model, "input_names", None)   # an onnxruntime session says what it takes
+    if accepted is None:
+        import inspect
+
+        accepted = inspect.signature(model.forward).parameters
+    return [n for n in names if n in accepted]
+
+
+def backend_of(model) -> str:
+    """"onnx", "torch" or "torch-cuda": what runs the forward passes."""
+    from jarvis.onnx_backend import OnnxQAModel
+
+    if isinstance(model, OnnxQAModel):
+        return "onnx"
+    return "torch-cuda" if str(getattr(model, "device", "cpu")).startswith("cuda") else "torch"
+
+
+def _check_tokenizer(source: str, tokenizer):
+    if not getattr(tokenizer, "is_fast", False):
+        raise ModelUnavailableError(f"{source}: the span reader needs a fast tokenizer (offsets)")
+    return tokenizer
+
+
+def _onnx_model(settings: ReaderSettings, tokenizer, threads: int):
+    """The ONNX Runtime model of ``settings.model``, exported on first use and cached."""
+    from jarvis.onnx_backend import OnnxQAModel, export_path, export_qa_model
+
+    directory = _model_directory(settings.model)
+    if directory is None:                     # a hub id not downloaded yet: download (or fail) first
+        _load_pretrained(settings.model)
+        directory = _model_directory(settings.model)
+    if directory is None:
+        raise ModelUnavailableError(f"cannot find the files of {settings.model} after loading it")
+    export_dir = Path(settings.export_dir).expanduser() if settings.export_dir else directory / "onnx"
+    target = export_path(directory, export_dir, settings.quantize, label=model_name(settings.model))
+    if not target.is_file():
+        log.warning("exporting %s to ONNX%s (first use only)", settings.model, " int8" if settings.quantize else "")
+        _, model = _load_pretrained(str(directory))
+        try:
+            export_qa_model(model, model_input_names(tokenizer, model), target, settings.quantize)
+        except OSError as exc:
+            raise ModelUnavailableError(f"cannot write the ONNX export to {target.parent} ({first_line(exc)})") from exc
+        except Exception as exc:  # noqa: BLE001 - the exporter raises many kinds; all mean "this model cannot"
+            raise ModelUnavailableError(f"cannot export {settings.model} to ONNX ({first_line(exc)}); "
+                                        "use the torch backend") from exc
+        del model
+    try:
+        return OnnxQAModel(target, threads)
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's own exception types
+        raise ModelUnavailableError(f"cannot open the ONNX export {target} ({first_line(exc)})") from exc
+
+
+def _model_directory(source: str) -> Path | None:
+    """The directory holding the model's files: the local path, or the hub cache's snapshot (None if not cached)."""
+    local = Path(source).expanduser()
+    if local.is_dir():
+        return local
+    from transformers.utils import cached_file
+
+    try:
+        config = cached_file(source, "config.json", local_files_only=True)
+    except (OSError, ValueError):
+        return None
+    if config is None:
+        return None
+    directory = Path(config).parent
+    has_weights = any(p.suffix in (".safetensors", ".bin") for p in directory.iterdir())
+    return directory if has_weights else None
+
+
 def _cls_position(input_ids: Sequence[int], cls_token_id: int | None) -> int:
     """Where the no-answer score is read: the CLS token (first for BERT/RoBERTa)."""
     if cls_token_id is not None and cls_token_id in input_ids:
@@ -268,14 +361,17 @@ def no_progress_bars(active: bool = True):
             hf_logging.enable_progress_bar()
 
 
-def _load_pretrained(source: str):
-    """Tokenizer and QA model from a local directory or the hub (cache first, then download)."""
+def _load_pretrained(source: str, with_model: bool = True):
+    """Tokenizer and QA model (None unless ``with_model``) from a local directory or the hub (cache
+    first, then download)."""
     from transformers import AutoModelForQuestionAnswering, AutoTokenizer
 
     def load(name: str, local_only: bool):
         with no_progress_bars(local_only):  # a download shows its progress; a load from disk needs none
-            return (AutoTokenizer.from_pretrained(name, local_files_only=local_only),
-                    AutoModelForQuestionAnswering.from_pretrained(name, local_files_only=local_only))
+            tokenizer = AutoTokenizer.from_pretrained(name, local_files_only=local_only)
+            if not with_model:
+                return tokenizer, None
+            return tokenizer, AutoModelForQuestionAnswering.from_pretrained(name, local_files_only=local_only)
 
     if not source:
         raise ModelUnavailableError("no QA model configured")

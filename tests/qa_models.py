@@ -4,7 +4,9 @@ A byte-level BPE tokenizer trained with ``tokenizers`` on the sample wiki's arti
 as a RoBERTa tokenizer, and a randomly initialised ``RobertaForQuestionAnswering``, saved with
 ``save_pretrained`` so Jarvis loads them through the same code path as a downloaded model.
 Used by tests/conftest.py (a tiny model trained on MINECRAFT_TEXT) and bench/bench_reader.py
-(roberta-base's shape, tokenizer trained on the sample wiki).
+(roberta-base's shape, tokenizer trained on the sample wiki). ``build_distilbert_qa_model`` does
+the same for DistilBERT: a WordPiece tokenizer (cased, [CLS]/[SEP], no token_type_ids) and a
+random ``DistilBertForQuestionAnswering``, the shape of distilbert-base-cased-distilled-squad.
 """
 from __future__ import annotations
 
@@ -59,6 +61,36 @@ def build_qa_model(out_dir: Path, texts: Iterable[str], tokenizer_vocab: int = 1
     model = RobertaForQuestionAnswering(RobertaConfig(
         pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id, **settings))
+    model_dir = out_dir / "model"
+    tokenizer.save_pretrained(model_dir)
+    model.save_pretrained(model_dir)
+    return model_dir
+
+
+BERT_SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def build_distilbert_qa_model(out_dir: Path, texts: Iterable[str], tokenizer_vocab: int = 1000, seed: int = 0,
+                              **config: int) -> Path:
+    """Train a cased WordPiece tokenizer on ``texts``, make a random DistilBERT QA model, save both."""
+    import torch
+    from tokenizers import BertWordPieceTokenizer
+    from transformers import DistilBertConfig, DistilBertForQuestionAnswering, DistilBertTokenizerFast
+
+    out_dir = Path(out_dir)
+    vocab_dir = out_dir / "wordpiece"
+    vocab_dir.mkdir(parents=True, exist_ok=True)
+    wordpiece = BertWordPieceTokenizer(lowercase=False)
+    wordpiece.train_from_iterator(list(texts), vocab_size=tokenizer_vocab, min_frequency=2,
+                                  special_tokens=BERT_SPECIAL_TOKENS, show_progress=False)
+    wordpiece.save_model(str(vocab_dir))
+    tokenizer = DistilBertTokenizerFast(str(vocab_dir / "vocab.txt"), do_lower_case=False, model_max_length=512)
+
+    settings = dict(vocab_size=len(tokenizer), dim=64, n_layers=2, n_heads=2, hidden_dim=128,
+                    max_position_embeddings=512)
+    settings.update(config)
+    torch.manual_seed(seed)
+    model = DistilBertForQuestionAnswering(DistilBertConfig(pad_token_id=tokenizer.pad_token_id, **settings))
     model_dir = out_dir / "model"
     tokenizer.save_pretrained(model_dir)
     model.save_pretrained(model_dir)

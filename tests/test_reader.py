@@ -203,3 +203,94 @@ def test_empty_model_setting_means_the_fallback_reader_without_a_warning(caplog)
         reader = load_reader(ReaderSettings(model="", fallback="lexical"))
     assert reader.name == "fallback:lexical"
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+# --------------------------------------------------------------------------- backends and other model families
+
+
+@pytest.fixture(scope="module")
+def both_backends(tiny_qa_model) -> tuple[SpanReader, SpanReader]:
+    return (SpanReader.load(settings(tiny_qa_model, backend="torch")),
+            SpanReader.load(settings(tiny_qa_model, backend="onnx")))
+
+
+def test_backend_settings_pick_the_engine(both_backends):
+    torch_reader, onnx_reader = both_backends
+    assert (torch_reader.backend, onnx_reader.backend) == ("torch", "onnx")
+    assert torch_reader.name == onnx_reader.name      # same model, same precision: same answers, same cache key
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_onnx_and_torch_give_the_same_span(both_backends, question):
+    torch_reader, onnx_reader = both_backends
+    for batch_size in (1, 16):   # padded batches too: the export must keep the attention mask
+        a = sequential(torch_reader, batch_size=batch_size).read(question, passages())
+        b = sequential(onnx_reader, batch_size=batch_size).read(question, passages())
+        assert (a.text, a.passage, a.start, a.end) == (b.text, b.passage, b.start, b.end)
+        assert a.score == pytest.approx(b.score, abs=1e-4) and a.null_score == pytest.approx(b.null_score, abs=1e-4)
+
+
+def test_onnx_int8_reads_like_torch_int8_within_tolerance(tiny_qa_model):
+    torch_int8 = SpanReader.load(settings(tiny_qa_model, backend="torch", quantize=True))
+    onnx_int8 = SpanReader.load(settings(tiny_qa_model, backend="onnx", quantize=True))
+    assert onnx_int8.name.endswith("+int8") and onnx_int8.model.path.name == "model.int8.onnx"
+    for question in QUESTIONS:
+        a, b = torch_int8.read(question, passages()), onnx_int8.read(question, passages())
+        assert b.passage.text[b.start:b.end] == b.text
+        assert a.score == pytest.approx(b.score, abs=0.05)   # two int8 schemes, same weights
+
+
+def test_the_onnx_export_is_made_once_and_redone_when_the_weights_change(tiny_qa_model, tmp_path, monkeypatch):
+    import shutil
+
+    import jarvis.onnx_backend as onnx_backend
+
+    model_dir = tmp_path / "model"
+    shutil.copytree(tiny_qa_model, model_dir, ignore=shutil.ignore_patterns("onnx"))
+    exports = []
+    real_export = onnx_backend.export_qa_model
+    monkeypatch.setattr(onnx_backend, "export_qa_model", lambda *a, **k: exports.append(a[2]) or real_export(*a, **k))
+    cache = tmp_path / "cache"
+    first = SpanReader.load(settings(model_dir, export_dir=str(cache)))
+    second = SpanReader.load(settings(model_dir, export_dir=str(cache)))
+    assert len(exports) == 1 and first.model.path == second.model.path == exports[0]
+    assert exports[0].is_file() and cache in exports[0].parents
+    assert not list(exports[0].parent.glob(".export-*"))    # nothing half-written left behind
+
+    weights = next(model_dir.glob("*.safetensors"))
+    weights.write_bytes(weights.read_bytes())                 # same bytes, new file: a new model as far as we know
+    import os
+    os.utime(weights, ns=(weights.stat().st_atime_ns, weights.stat().st_mtime_ns + 10**9))
+    third = SpanReader.load(settings(model_dir, export_dir=str(cache)))
+    assert len(exports) == 2 and third.model.path != first.model.path
+
+
+def test_unknown_backend_is_a_settings_error_not_a_fallback(tiny_qa_model):
+    from jarvis.reader import ReaderSettingsError
+
+    with pytest.raises(ReaderSettingsError, match="unknown reader backend 'tpu'"):
+        load_reader(settings(tiny_qa_model, backend="tpu"))
+
+
+@pytest.fixture(scope="module")
+def tiny_distilbert(tmp_path_factory) -> Path:
+    from qa_models import MINECRAFT_TEXT, build_distilbert_qa_model
+
+    return build_distilbert_qa_model(tmp_path_factory.mktemp("tiny-distilbert"), MINECRAFT_TEXT, tokenizer_vocab=600)
+
+
+@pytest.mark.parametrize("backend", ["torch", "onnx"])
+def test_a_distilbert_model_without_token_type_ids_loads_and_answers(tiny_distilbert, backend):
+    reader = load_reader(settings(tiny_distilbert, backend=backend))
+    assert isinstance(reader, SpanReader) and reader.backend == backend
+    assert "token_type_ids" not in reader._input_names
+    for question in QUESTIONS:
+        span = reader.read(question, passages())
+        assert span is not None and span.passage.text[span.start:span.end] == span.text
+        assert is_word_boundary(span.passage.text, span.start) and is_word_boundary(span.passage.text, span.end)
+
+
+def test_distilbert_backends_agree(tiny_distilbert):
+    a = SpanReader.load(settings(tiny_distilbert, backend="torch")).read("what do cows drop?", passages())
+    b = SpanReader.load(settings(tiny_distilbert, backend="onnx")).read("what do cows drop?", passages())
+    assert (a.text, a.passage, a.start) == (b.text, b.passage, b.start) and a.score == pytest.approx(b.score, abs=1e-4)
