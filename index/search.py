@@ -119,6 +119,8 @@ class _OpenGeneration:
             if nearest:
                 high, low = nearest[0][1], nearest[-1][1]
                 for rank, (title, cosine) in enumerate(nearest):
+                    if title not in fused and cosine < settings.dense_only_min_cosine:
+                        continue
                     fused.setdefault(title, {})["dense"] = (rank, (cosine - low) / (high - low) if high > low else 1.0)
         asked = asked_kinds(words)
         scored = []

@@ -26,4 +26,8 @@ class RetrievalSettings:
     rrf_k: float = 10.0
     lexical_weight: float = 1.0
     dense_weight: float = 1.0
+    # A page the lexical side did not find at all joins from the dense side only this similar to the
+    # question (all-MiniLM-L6-v2 cosine): a paraphrase scores ~0.35 and more, nonsense ~0.1, and
+    # "xylophone quasar" must find nothing rather than the nearest pages.
+    dense_only_min_cosine: float = 0.25
     kind_prior: dict[str, float] = field(default_factory=_default_kind_prior)

@@ -139,9 +139,15 @@ class Jarvis:
     stats: AskStats = field(default_factory=AskStats)
 
     def __post_init__(self) -> None:
+        from jarvis.passages import PassageSelector
+
         self._cache = AnswerCache(self.settings.cache_size)
         self._lock = threading.Lock()
         self._analyzer = TermAnalyzer()
+        # The span reader reads what fits a token budget (jarvis/passages.py): long real pages no longer
+        # mean long waits. The fallback ranks passages itself and reads them all.
+        tokenizer = getattr(self.reader, "tokenizer", None)
+        self._selector = PassageSelector(self.settings, tokenizer=tokenizer) if tokenizer is not None else None
 
     @classmethod
     def from_config(cls, config: Config, index_dir: str | Path) -> "Jarvis":
@@ -189,6 +195,8 @@ class Jarvis:
                     for rank, page in enumerate(pages) for index, text in enumerate(page.paragraphs)]
         if self.settings.max_paragraphs:
             passages = self.best_passages(question, passages, self.settings.max_paragraphs)
+        if self._selector is not None:
+            passages = self._selector.select(question, passages).passages
         self.stats.reads += 1
         span: Span | None = self.reader.read(question, passages) if passages else None
         titles = tuple(page.title for page in pages)

@@ -5,7 +5,7 @@ that only the rules are tested, not facts of the bundled wiki.
 """
 import pytest
 
-from jarvis.fallback import DROPS, PLACE, QUANTITY, RECIPE, TOOL, SentenceReader, question_kind
+from jarvis.fallback import DROPS, METHOD, PLACE, QUANTITY, RECIPE, TOOL, SentenceReader, question_kind
 from jarvis.reader import Passage
 
 
@@ -29,7 +29,7 @@ def answer(reader, question, *paragraphs, title="Glimmer"):
     ("what tool do i need to mine obsidian?", TOOL),
     ("what do pigs drop?", DROPS),
     ("what is a creeper?", None),
-    ("how do you tame a wolf?", None),
+    ("how do you tame a wolf?", METHOD),
 ])
 def test_question_kind_is_read_from_the_question(question, kind):
     assert question_kind(question) == kind
@@ -108,7 +108,7 @@ GLIMMER = ("Glimmer", [
 
 @pytest.mark.parametrize("question, expected", [
     ("what do glimmers drop?", "Glow Dust"),                       # the drop table's first item, not the xp
-    ("how do you tame a glimmer?", "by feeding it lake pearls until hearts appear"),   # the "Taming" section
+    ("how do you tame a glimmer?", "by feeding it lake pearls until hearts appear"),   # the "Taming" section, the means
 ])
 def test_the_section_that_holds_the_answer_answers(reader, question, expected):
     assert reader.read(question, passages_of(GLIMMER)).text == expected

@@ -286,7 +286,7 @@ def test_fallback_answers_what_cows_drop(fallback_jarvis):
 @pytest.mark.parametrize("question, title, expected", [
     ("where do zombies spawn?", "Zombie", "light level is 0"),
     ("what is a creeper?", "Creeper", "hostile mob"),
-    ("how do you tame a wolf?", "Wolf", "bones"),
+    ("how do you tame a wolf?", "Wolf", "bone"),
     ("what biome do mooshrooms live in?", "Mooshroom", "mushroom fields"),
     ("how do I make a crafting table?", "Crafting table", "four planks"),   # "crafting" names the thing
 ])

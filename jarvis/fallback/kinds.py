@@ -14,6 +14,7 @@ from jarvis.lexical import TermAnalyzer
 # Answer kinds: what sort of phrase a question asks for, read from its opening words. A
 # sentence that holds such a phrase gets TYPE_WEIGHT more, and the answer is trimmed to it.
 QUANTITY, PLACE, RECIPE, TOOL, DROPS = "quantity", "place", "recipe", "tool", "drops"
+METHOD = "method"
 QUESTION_KINDS = (
     (QUANTITY, re.compile(r"^(how (much|many|long|far|high|deep|low|fast|often|rare)|what (\w+ )?(level|height|"
                           r"y|amount|number|percentage|chance)\b|(max|maximum|min|minimum)\b)|\by[ -]?level\b")),
@@ -25,6 +26,8 @@ QUESTION_KINDS = (
                         r"\bhow to (make|craft|build)\b|\b(made|crafted) (of|from|with)\b")),
     (TOOL, re.compile(r"^(what|which) (\w+ )?(tool|pickaxe)s?\b")),
     (DROPS, re.compile(r"\b(drop|drops|loot)\b")),
+    # "how do you tame a wolf?": the means, "by feeding it bones", "Feeding a wild wolf a bone ...".
+    (METHOD, re.compile(r"^how (do|can|would|should|to|does) (i |you |we |one |a |an |the )?\w+")),
 )
 # A number: "8", "1.5", "1,280", "0-2", "20-34", "Y=40", "25%", a duration "2:28" or "1:40:00", a size
 # "4×5", or a count in words ("twelve").
@@ -51,6 +54,14 @@ TOOL_WORD = re.compile(r"\b((?:(?:any|a|an|the|wooden|wood|stone|iron|golden|gol
 # Drops: a list item that opens with a count ("0-1 blaze rod"), or a sentence that says "drop" and counts.
 DROP_ITEM = re.compile(r"^\d+\s?[-\u2013]\s?\d+\s+[A-Za-z]", re.IGNORECASE)
 DROP_SENTENCE = re.compile(r"\bdrop(s|ped)?\b.*\d|\d.*\bdropped\b", re.IGNORECASE)
+# The means in a sentence: "by feeding it ...", "using shears", a sentence that opens with what is
+# done ("Feeding a wild wolf a bone has a chance to tame it").
+METHOD_PHRASES = (
+    re.compile(r"\b((?:by|through)\s+\w+ing\b[^.;]*)", re.IGNORECASE),
+    re.compile(r"^\s*((?:[A-Z]\w+ing)\b[^,;.]*?)\s+(?:has|have|is|are|will|can|makes?|gives?|causes?)\b"),
+    re.compile(r"\b((?:using|with)\s+(?:a |an |the )?[\w' -]+?)(?=[,.;]|\s+(?:to|and|or|while|when)\b|$)",
+               re.IGNORECASE),
+)
 EXPERIENCE = re.compile(r"\bexperience\b", re.IGNORECASE)
 DROP_CONDITION = re.compile(r"[,;]\s+(?!(and\s+|or\s+)?\d)")
 # Words that only say a question is a recipe question: every sentence about the block "makes" something.
@@ -90,6 +101,8 @@ def kind_matches(kind: str | None, sentence: str) -> bool:
         return RECIPE_WORD.search(sentence) is not None and COUNT.search(sentence) is not None
     if kind == TOOL:
         return TOOL_WORD.search(sentence) is not None
+    if kind == METHOD:
+        return any(pattern.search(sentence) for pattern in METHOD_PHRASES)
     if kind == DROPS:
         # "What do X drop" asks for items: experience is a drop only when asked for (QUANTITY, "xp").
         if EXPERIENCE.search(sentence):
@@ -129,6 +142,12 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
     if kind == TOOL:
         match = TOOL_WORD.search(text, sentence_start, sentence_end)
         return None if match is None else (match.start(1), match.end(1))
+    if kind == METHOD:
+        for pattern in METHOD_PHRASES:
+            match = pattern.search(text, sentence_start, sentence_end)
+            if match:
+                return strip_span(text, match.start(1), clause_end(text, match.start(1), match.end(1)))
+        return None
     return None
 
 
