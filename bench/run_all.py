@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
-BENCHMARKS = ["crawl", "index", "reader", "bridge"]
+BENCHMARKS = ["crawl", "index", "reader", "ask", "bridge"]
 
 
 def main(names: list[str]) -> int:

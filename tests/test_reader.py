@@ -190,7 +190,7 @@ def test_missing_or_broken_model_falls_back_with_a_notice(tmp_path, caplog, make
         model.mkdir()
     if make_model == "not-a-model":
         (model / "config.json").write_text("{not json", encoding="utf-8")
-    with caplog.at_level(logging.WARNING, logger="jarvis.pipeline"):
+    with caplog.at_level(logging.WARNING, logger="jarvis.readers"):
         reader = load_reader(ReaderSettings(model=str(model), fallback="lexical"))
     assert reader.name == "fallback:lexical"
     notices = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]

@@ -1,6 +1,8 @@
 """The reader registry: one place that names the readers for the CLI, the eval and the pipeline."""
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from jarvis.config import ReaderSettings
@@ -18,7 +20,8 @@ def test_no_model_configured_means_the_configured_fallback():
 
 
 def test_an_unloadable_model_gives_way_to_the_fallback_with_a_warning(tmp_path, caplog):
-    reader = load_reader(ReaderSettings(model=str(tmp_path / "no-such-model"), fallback="lexical"))
+    with caplog.at_level(logging.WARNING, logger="jarvis.readers"):
+        reader = load_reader(ReaderSettings(model=str(tmp_path / "no-such-model"), fallback="lexical"))
     assert reader.name == "fallback:lexical"
     assert "QA model unavailable" in caplog.text
 

@@ -1,0 +1,85 @@
+"""`jarvis ask` end to end on the real-wiki test bed: index build time, then p50/p95 per question.
+
+    python bench/bench_ask.py                     # the real bed when ../shared is there, else the sample wiki
+    python bench/bench_ask.py --corpus FILE --questions FILE [--reader fallback:minilm]
+
+Crawls the test bed through the local mirror once (as `jarvis eval --realbed` does), builds the hybrid
+index from scratch in a temporary directory (Whoosh + page vectors, timed), then asks every question
+once with the answer cache off, in one process, after one warm-up question. Prints a table. Asserts
+nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tabulate import tabulate  # noqa: E402
+
+from eval.questions import load_questions  # noqa: E402
+from index import build_index  # noqa: E402
+from jarvis.config import Config  # noqa: E402
+from jarvis.pipeline import Jarvis  # noqa: E402
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+
+def main() -> int:
+    config = Config.from_env()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, help="corpus JSONL (default: the real bed's crawl, else the bundled corpus)")
+    parser.add_argument("--questions", type=Path, help="question file (default: the real bed's dev set)")
+    parser.add_argument("--reader", default="fallback:minilm", help="reader name (default: %(default)s)")
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    corpus, questions, bed = args.corpus, args.questions, "given corpus"
+    if corpus is None:
+        if config.realbed_pages.is_file():
+            from eval.realbed import realbed_corpus
+
+            corpus, bed = realbed_corpus(config.home, config.realbed_pages, config.crawl), "real-wiki test bed"
+        else:
+            corpus, bed = config.bundled_corpus, "sample wiki (no ../shared)"
+    if questions is None:
+        questions = config.realbed_questions if bed == "real-wiki test bed" else config.questions
+    asked = [q.text for q in load_questions(questions)]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        began = time.perf_counter()
+        stats = build_index(corpus, Path(tmp) / "index", progress=False)
+        build_seconds = time.perf_counter() - began
+        settings = replace(config.reader, model="", reader=args.reader, cache_size=0)
+        jarvis = Jarvis.from_config(replace(config, reader=settings), Path(tmp) / "index")
+        jarvis.ask("what is a creeper?")   # warm-up: first calls allocate
+        seconds = []
+        for question in asked:
+            seconds.append(jarvis.ask(question).seconds)
+        jarvis.close()
+
+    rows = [["corpus", f"{bed}: {stats.pages} pages"],
+            ["index build (BM25F + page vectors)", f"{build_seconds:.1f} s ({stats.procs} processes)"],
+            ["questions", f"{len(asked)} ({questions.name})"],
+            ["reader", args.reader],
+            ["ask p50", f"{statistics.median(seconds):.3f} s"],
+            ["ask p95", f"{percentile(seconds, 0.95):.3f} s"],
+            ["ask max", f"{max(seconds):.3f} s"]]
+    print(tabulate(rows, tablefmt="github"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
