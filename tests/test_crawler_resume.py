@@ -35,8 +35,10 @@ def corpus_view(path: Path) -> list[tuple]:
 
 
 def start_cli_crawl(base_url: str, out: Path, *extra: str) -> subprocess.Popen:
+    # --delay keeps the crawl going for a few seconds after the 15th page: on a busy machine the signal
+    # must still find it running.
     command = [sys.executable, "-m", "jarvis", "crawl", "--start", f"{base_url}/w/Main_Page", "--out", str(out),
-               "--delay", "0.02", "--workers", "2", "-q", *extra]
+               "--delay", "0.06", "--workers", "2", "-q", *extra]
     return subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
