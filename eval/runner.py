@@ -51,21 +51,26 @@ class ReaderConfig:
 
 
 class PageResolver:
-    """Finds a corpus page by title or alias, case-insensitively (Workbench -> Crafting table)."""
+    """Finds a corpus page by title or alias, case-insensitively and with runs of spaces as one space, as
+    MediaWiki reads titles (Workbench -> Crafting table; "Minecraft  Dungeons:X" is "Minecraft Dungeons:X")."""
 
     def __init__(self, pages: list[Page]) -> None:
         self.pages: dict[str, Page] = {}
         for page in pages:
             for name in [page.title, *page.aliases]:
-                self.pages.setdefault(name.casefold(), page)
+                self.pages.setdefault(_title_key(name), page)
 
     def find(self, title: str) -> Page | None:
-        return self.pages.get(title.casefold())
+        return self.pages.get(_title_key(title))
 
     def same_page(self, expected: str, retrieved_title: str) -> bool:
         page = self.find(expected)
         canonical = page.title if page else expected
-        return canonical.casefold() == retrieved_title.casefold()
+        return _title_key(canonical) == _title_key(retrieved_title)
+
+
+def _title_key(title: str) -> str:
+    return " ".join(title.replace("_", " ").split()).casefold()
 
 
 def run_eval(options: EvalOptions, config) -> EvalReport:
