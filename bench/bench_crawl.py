@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -25,22 +24,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import requests  # noqa: E402
+
+from local_wiki import start_local_wiki  # noqa: E402
 
 from crawler import CrawlSettings, crawl  # noqa: E402
 
 
 def start_server() -> tuple[subprocess.Popen, str]:
-    """`jarvis sample-wiki --port 0` in its own process; returns it and its base URL."""
-    process = subprocess.Popen([sys.executable, "-m", "jarvis", "sample-wiki", "--port", "0"], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    line = process.stdout.readline()
-    match = re.search(r"(http://[\d.]+:\d+)", line)
-    if not match:
-        process.kill()
-        sys.exit(f"the sample wiki did not start: {line.strip()}")
-    return process, match.group(1)
+    return start_local_wiki("sample-wiki")
 
 
 def round_trip_ms(base_url: str, n: int = 20) -> float:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from local_wiki import start_local_wiki  # noqa: E402
 
 from crawler import CrawlSettings, crawl, read_corpus  # noqa: E402
 from crawler.tables import TABLE_MODES  # noqa: E402
@@ -34,14 +36,7 @@ from jarvis.config import REALBED_PAGES  # noqa: E402
 
 
 def start_server() -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen([sys.executable, "-m", "jarvis", "realbed-wiki", "--port", "0"], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    line = process.stdout.readline()
-    match = re.search(r"(http://[\d.]+:\d+)", line)
-    if not match:
-        process.kill()
-        sys.exit(f"the test bed did not start: {line.strip()}")
-    return process, match.group(1)
+    return start_local_wiki("realbed-wiki")
 
 
 def evaluate(corpus: Path, questions: Path, out: Path) -> dict:

@@ -1,4 +1,4 @@
-"""The crawler stage: a MediaWiki site -> corpus JSONL (see DESIGN.md).
+"""The crawler stage: a MediaWiki site -> corpus JSONL (docs/data-formats.md, docs/crawler.md).
 
 Public API:
 - ``crawl(start_url, out_path, settings, max_pages=, resume=, progress=, update=) -> CrawlReport``: through

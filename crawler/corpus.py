@@ -1,4 +1,4 @@
-"""The corpus: the data format between the crawler and the index (see DESIGN.md).
+"""The corpus: the data format between the crawler and the index (docs/data-formats.md).
 
 One page per JSONL line: ``{"title", "url", "aliases", "paragraphs", "sha1"}``, plus the optional
 keys of the structure-aware crawl (old corpora without them still load):

@@ -1,8 +1,10 @@
 """Index profiles: the schema, scoring and query parsing of an index, in one named dataclass.
 
-``tuned`` is the original Jarvis's final configuration (DESIGN.md); ``baseline`` is the
-original's starting point, kept so the eval can show side by side what the changes buy
-(title and alias field with boost 3.0, stemming, BM25F parameters, coordination bonus).
+``tuned`` is the default: the original Jarvis's final lexical configuration (the project's design
+contract: title and alias field with boost 3.0, stemming, BM25F parameters, coordination bonus) plus
+page vectors fused at search time and the page-kind prior (docs/retrieval.md). ``lexical`` is the
+same without vectors (v0.1's default) and ``baseline`` the original's starting point, both kept so
+the eval can show side by side what the changes buy.
 The profile used to build an index is recorded in its metadata; searches use the same one.
 """
 from __future__ import annotations
