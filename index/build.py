@@ -215,12 +215,16 @@ def _build_from_scratch(pages: list[Page], build_path: Path, profile: IndexProfi
             writer.add_document(**to_document(page, profile))
         writer.commit()
     except BaseException:
-        writer.cancel()
         # Whoosh's cancel() only flags its worker processes in this process: stop them for real
-        # before their files are removed (else they crash noisily, or wait for work forever).
+        # first, so none still writes into the files cancel() removes (else they crash noisily,
+        # wait for work forever, or on a busy machine leave a directory cancel() cannot remove).
         for task in getattr(writer, "tasks", []):
             task.terminate()
             task.join(timeout=5)
+        try:
+            writer.cancel()
+        except OSError as exc:   # the build directory is removed by the caller anyway
+            log.warning("cleaning up the cancelled index build: %s", exc)
         raise
     return procs
 

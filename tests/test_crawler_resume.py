@@ -35,10 +35,8 @@ def corpus_view(path: Path) -> list[tuple]:
 
 
 def start_cli_crawl(base_url: str, out: Path, *extra: str) -> subprocess.Popen:
-    # --delay keeps the crawl going for a few seconds after the 15th page: on a busy machine the signal
-    # must still find it running.
     command = [sys.executable, "-m", "jarvis", "crawl", "--start", f"{base_url}/w/Main_Page", "--out", str(out),
-               "--delay", "0.06", "--workers", "2", "-q", *extra]
+               "--delay", "0.02", "--workers", "2", "-q", *extra]
     return subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -69,10 +67,17 @@ def test_interrupted_crawl_resumes_to_the_same_corpus(tmp_path, reference_corpus
     journal = tmp_path / "corpus.jsonl.journal"
     with LocalSite() as site:
         build_chain_site(site)
+        # The later articles answer slowly until the signal: however busy the machine, the crawl is
+        # still running when the signal comes.
+        late = [site.routes[article_path(f"Article {i}")] for i in range(30, N_ARTICLES)]
+        for reply in late:
+            reply.delay = 2.0
         process = start_cli_crawl(site.base_url, out)
         wait_for_journal_lines(journal, process, 15)
         process.send_signal(getattr(signal, how))
         _, stderr = process.communicate(timeout=60)
+        for reply in late:
+            reply.delay = 0.0
         if how == "SIGINT":
             assert process.returncode == 130 and "interrupted" in stderr
         else:
