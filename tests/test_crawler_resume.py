@@ -34,10 +34,14 @@ def corpus_view(path: Path) -> list[tuple]:
     return [(p.title, tuple(p.aliases), tuple(p.paragraphs), p.sha1, p.url.split("/", 3)[3]) for p in read_corpus(path)]
 
 
+def cli_crawl_command(base_url: str, out: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "jarvis", "crawl", "--start", f"{base_url}/w/Main_Page", "--out", str(out),
+            "--delay", "0.02", "--workers", "2", "-q", *extra]
+
+
 def start_cli_crawl(base_url: str, out: Path, *extra: str) -> subprocess.Popen:
-    command = [sys.executable, "-m", "jarvis", "crawl", "--start", f"{base_url}/w/Main_Page", "--out", str(out),
-               "--delay", "0.02", "--workers", "2", "-q", *extra]
-    return subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(cli_crawl_command(base_url, out, *extra), cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
 
 
 def wait_for_journal_lines(journal: Path, process: subprocess.Popen, lines: int) -> None:
@@ -89,7 +93,8 @@ def test_interrupted_crawl_resumes_to_the_same_corpus(tmp_path, reference_corpus
         assert len(done) >= 14
 
         before = len(site.requests)
-        resumed = subprocess.run(start_cli_crawl(site.base_url, out, "--resume").args, cwd=REPO,
+        # One resumed crawl (starting a Popen only for its .args ran a second one on the same files).
+        resumed = subprocess.run(cli_crawl_command(site.base_url, out, "--resume"), cwd=REPO,
                                  capture_output=True, text=True, timeout=120)
         assert resumed.returncode == 0, resumed.stderr
         refetched = {r.path for r in site.requests[before:]} & {"/" + u.split("/", 3)[3] for u in done}
