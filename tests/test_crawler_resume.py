@@ -39,9 +39,14 @@ def cli_crawl_command(base_url: str, out: Path, *extra: str) -> list[str]:
             "--delay", "0.02", "--workers", "2", "-q", *extra]
 
 
+def _default_sigint() -> None:
+    # A signal the test process ignores stays ignored in its children: Ctrl-C must work as in a shell.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_cli_crawl(base_url: str, out: Path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(cli_crawl_command(base_url, out, *extra), cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
 
 
 def wait_for_journal_lines(journal: Path, process: subprocess.Popen, lines: int) -> None:
