@@ -101,6 +101,9 @@ class _OpenGeneration:
         return cls(pointer, generation, profile, searcher, profile.parser(ix.schema), vectors)
 
     vectors: PageVectors | None = None
+    # docnum -> (title, kind), read once per page: the stored fields hold the paragraphs, too big to
+    # load again for each of the ~100 candidates of every question (the generation never changes).
+    _facts: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
 
     def search(self, words: str, k: int, settings: RetrievalSettings, query_vector=None) -> list[Hit]:
         """Top k pages: the BM25F ranking, fused with the dense one when there are vectors and a query vector."""
@@ -112,7 +115,7 @@ class _OpenGeneration:
         fused: dict[str, dict] = {}
         best = lexical[0][1] if lexical else 0.0
         for rank, (docnum, score) in enumerate(lexical):
-            entry = fused.setdefault(self.searcher.stored_fields(docnum)["title"], {"docnum": docnum})
+            entry = fused.setdefault(self._title_and_kind(docnum)[0], {"docnum": docnum})
             entry["lexical"] = (rank, score / best if best > 0 else 0.0)
         if self.vectors is not None and query_vector is not None:
             nearest = self.vectors.nearest(query_vector, settings.depth)
@@ -130,15 +133,21 @@ class _OpenGeneration:
                 docnum = self.searcher.document_number(title=title)
                 if docnum is None:
                     continue   # vectors of a page no longer indexed: cannot happen in a finished generation
-            fields = self.searcher.stored_fields(docnum)
             score = sum(weight * _fused_part(settings, *entry[side])
                         for side, weight in (("lexical", settings.lexical_weight), ("dense", settings.dense_weight))
                         if side in entry)
-            score *= kind_weight(fields.get("kind") or "article", asked, settings.kind_prior)
+            score *= kind_weight(self._title_and_kind(docnum)[1], asked, settings.kind_prior)
             scored.append((score, docnum, entry))
         scored.sort(key=lambda item: -item[0])
         return [self._hit(docnum, score, entry.get("lexical", (None,))[0], entry.get("dense", (None,))[0])
                 for score, docnum, entry in scored[:k]]
+
+    def _title_and_kind(self, docnum: int) -> tuple[str, str]:
+        facts = self._facts.get(docnum)
+        if facts is None:
+            stored = self.searcher.stored_fields(docnum)
+            facts = self._facts[docnum] = (stored["title"], stored.get("kind") or "article")
+        return facts
 
     def _lexical(self, words: str, limit: int) -> list[tuple[int, float]] | None:
         """(docnum, BM25F score) of the best pages; None when the question has no searchable word."""

@@ -33,7 +33,7 @@ from markupsafe import Markup
 from jarvis.config import REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST
 from jarvis.realbed.bed import BedPage, RealBed
 from jarvis.realbed.store import RealBedStore
-from jarvis.samplewiki.body import esc, esc_attr, wrap_parser_output
+from jarvis.samplewiki.body import esc, esc_attr, unique_anchor, wrap_parser_output
 from jarvis.samplewiki.render import API_PATH, MEDIAWIKI_VERSION, edited_date
 from jarvis.samplewiki.server import STATIC_DIR, Response, SiteServer
 from jarvis.samplewiki.titles import MAIN_PAGE, SITE_NAME, css_class, dbkey, index_php, namespace_number, url_path
@@ -281,12 +281,7 @@ class _ArticleBody:
 
     def heading(self, text: str, level: int) -> str:
         level = min(level, 6)
-        base = dbkey(" ".join(text.split())) or "section"
-        anchor, n = base, 1
-        while anchor in self.anchors:
-            n += 1
-            anchor = f"{base}_{n}"
-        self.anchors.add(anchor)
+        anchor = unique_anchor(text, self.anchors)
         self.edit += 1
         self.toc.append({"anchor": anchor, "level": level - 1, "number": str(len(self.toc) + 1), "text": text})
         edit = index_php(self.page.title, action="edit", section=str(self.edit))

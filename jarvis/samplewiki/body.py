@@ -41,6 +41,17 @@ def wrap_parser_output(inner: str) -> str:
             "<!-- \nNewPP limit report\nRendered by the Jarvis sample wiki\n-->\n</div>")
 
 
+
+def unique_anchor(text: str, taken: set[str]) -> str:
+    """A heading's id as MediaWiki makes it ("Drops_2" for the second "Drops"), added to ``taken``."""
+    base = dbkey(" ".join(text.split())) or "section"
+    anchor, n = base, 1
+    while anchor in taken:
+        n += 1
+        anchor = f"{base}_{n}"
+    taken.add(anchor)
+    return anchor
+
 class Body:
     """HTML of one page's content, written as MediaWiki's parser writes it."""
 
@@ -91,13 +102,7 @@ class Body:
     # ------------------------------------------------------------------ blocks
 
     def _anchor(self, text: str) -> str:
-        base = dbkey(" ".join(text.split())) or "section"
-        anchor, n = base, 1
-        while anchor in self.anchors:
-            n += 1
-            anchor = f"{base}_{n}"
-        self.anchors.add(anchor)
-        return anchor
+        return unique_anchor(text, self.anchors)
 
     def blocks(self, blocks: list[Block], toc: bool = True) -> str:
         """Paragraphs, lists, tables and headings; the table of contents goes before the first heading
