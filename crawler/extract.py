@@ -32,6 +32,9 @@ from crawler.urls import normalize_url
 # Page chrome inside the article body: the contract's list, plus a few classes the real
 # Minecraft Wiki uses for the same things (notaninfobox, msgbox) and elements with no prose.
 # (Matched in Python rather than with CSS selectors: soupsieve took half the extraction time.)
+# Bumped whenever the text extracted from a page changes, so that cached crawls of a fixed site
+# (the real-wiki test bed) are made again.
+EXTRACTOR_VERSION = 2
 CHROME_TAGS = frozenset({"table", "figure", "img", "script", "style", "noscript", "link", "meta"})
 CHROME_CLASSES = frozenset({
     "infobox", "notaninfobox", "navbox", "toc", "hatnote", "mw-editsection", "references", "reflist",
@@ -98,7 +101,7 @@ def extract_article(html: str | bytes, url: str, *, tables: str = "drop") -> Ext
     categories = _categories(soup, config)
     links = _links(soup, url)  # before the chrome goes: navboxes are good for discovery
 
-    paragraphs, sections, hatnotes = _content(body, tables) if body is not None else ([], [], [])
+    paragraphs, sections, hatnotes = _content(body, tables, title) if body is not None else ([], [], [])
     namespace = config.get("wgNamespaceNumber")
     article_path = config.get("wgArticlePath")
     if "wgIsMainPage" in config:
@@ -138,8 +141,9 @@ class _ReadParts(ElementFilter):
 # --------------------------------------------------------------------------- prose
 
 
-def _content(body: Tag, tables: str = "drop") -> tuple[list[str], list[list[str]], list[str]]:
-    """(paragraphs, their section paths, hatnote texts) of an article body (see the module docstring)."""
+def _content(body: Tag, tables: str = "drop", title: str = "") -> tuple[list[str], list[list[str]], list[str]]:
+    """(paragraphs, their section paths, hatnote texts) of an article body (see the module docstring);
+    ``title`` is the subject of table rows that name none (a recipe's ingredients)."""
     hatnotes = [text for text in (clean_text(note.get_text("")) for note in body.find_all(class_="hatnote")) if text]
     keep_tables = tables != "drop"
     for element in [e for e in body.find_all(True) if _is_chrome(e, keep_tables)]:
@@ -161,7 +165,7 @@ def _content(body: Tag, tables: str = "drop") -> tuple[list[str], list[list[str]
                 path.append((level, text))
             continue
         if element.name == "table":
-            texts = row_texts(grids[id(element)], tables) if id(element) in grids else []
+            texts = row_texts(grids[id(element)], tables, subject=title) if id(element) in grids else []
         elif element.name == "p" and element.find_parent("li") is not None:
             continue  # already part of its list item's text
         else:

@@ -10,6 +10,8 @@ writes exactly what the crawler extracts:
    - ``"text"``: the row's subject first (its first non-empty cell, the item or the property
      of a transposed table), then the other cells with their headers:
      "Raw Beef — Roll Chance: 100%; Quantity: Default 1–3, Looting I 1–4."
+   A row whose only text is a recipe's ingredients (the wiki draws the recipe itself as an image)
+   is about the page it is on: "Golden Apple — Ingredients: Gold Ingot+ Apple."
    Multi-row headers join top-down ("Quantity, Default" in sentences); an empty cell (an image,
    a blank) gives nothing; a cell repeated by a colspan under the same header counts once.
 """
@@ -28,6 +30,9 @@ FOOTNOTE_MARKER = re.compile(r"\[(?:(?:note|n|d|i|e|c|t|fn)\s?\d{1,3}|[A-Za-z]|\
 _WHITESPACE = re.compile(r"\s+")
 _BLOCK_TAGS = ("p", "ul", "ol", "table", "div", "dl", "h2", "h3", "h4", "h5", "h6")
 _SUBJECT_SEPARATOR = " — "
+# Column headers of a recipe's ingredient list: on the wiki's crafting, smelting and brewing tables
+# the recipe is an image beside it, so the ingredients are the row's only text.
+INGREDIENTS_HEADER = re.compile(r"^(ingredients?|materials?)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -82,12 +87,15 @@ def html_grid(table: Tag) -> Grid | None:
     return Grid(header=grid[:top], rows=grid[top:], row_headers=row_headers)
 
 
-def row_texts(grid: Grid, mode: str) -> list[str]:
-    """One text per data row that says something: two cells or more (see the module docstring)."""
+def row_texts(grid: Grid, mode: str, subject: str = "") -> list[str]:
+    """One text per data row that says something: two cells or more, or the ingredients of a
+    recipe drawn as an image, which are about ``subject`` (see the module docstring)."""
     headers = column_headers(grid.header)
     texts = []
     for row in grid.rows:
         pairs = _pairs(row, headers)
+        if len(pairs) == 1 and subject and _is_ingredients(pairs[0]):
+            pairs = [((), subject), *pairs]
         if len(pairs) < 2:
             continue  # an empty row, or a label across the table ("Java Edition:"): no fact
         if mode == "text":
@@ -97,6 +105,11 @@ def row_texts(grid: Grid, mode: str) -> list[str]:
             text = "; ".join(_labelled(", ".join(h), v) for h, v in pairs)
         texts.append(text if text.endswith((".", "!", "?")) else text + ".")
     return texts
+
+
+def _is_ingredients(pair: tuple[tuple[str, ...], str]) -> bool:
+    header, text = pair
+    return bool(header) and INGREDIENTS_HEADER.match(header[0]) is not None and text not in header
 
 
 def column_headers(header_rows: list[list[str]]) -> list[tuple[str, ...]]:

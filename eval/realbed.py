@@ -1,6 +1,6 @@
 """The real-wiki test bed as an evaluation corpus: ``../shared/realwiki`` served by the local mirror
 (jarvis.realbed), crawled by our crawler exactly as a user would crawl the live wiki, kept under
-``$JARVIS_HOME/realbed/`` and made again only when the pages file or the crawl settings change.
+``$JARVIS_HOME/realbed/`` and made again only when the pages file, the crawl settings or the extractor change.
 """
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import logging
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from crawler.extract import EXTRACTOR_VERSION
 from crawler.settings import CrawlSettings
 from index.documents import file_sha256
 
@@ -24,7 +25,7 @@ def realbed_corpus(home: Path, pages: Path, settings: CrawlSettings, progress: b
     from jarvis.realbed import start_realbed_wiki
 
     settings = replace(settings, delay=0.0)   # our own local site
-    key = hashlib.sha1(json.dumps([file_sha256(Path(pages)), asdict(settings)], sort_keys=True, default=str)
+    key = hashlib.sha1(json.dumps([file_sha256(Path(pages)), asdict(settings), EXTRACTOR_VERSION], sort_keys=True, default=str)
                        .encode("utf-8")).hexdigest()[:12]
     corpus = home / "realbed" / key / "corpus.jsonl"
     if corpus.is_file():

@@ -112,6 +112,22 @@ def test_a_transposed_table_leads_each_row_with_its_property_and_layout_tables_r
                                   "A paragraph laid out in a table.", "An item in it"]
 
 
+def test_a_recipe_drawn_as_an_image_keeps_its_ingredients_as_a_row_about_the_page():
+    # The wiki draws a crafting recipe as an image beside the ingredient list: the list is the row's
+    # only text, and the row is about the page. A lone name beside an image says nothing.
+    recipe = ('<table class="wikitable"><tr><th>Ingredients</th><th>Crafting recipe</th></tr>'
+              '<tr><td>Glass+<br>Glow Dust</td><td><img src="/images/Grid.png"></td></tr></table>')
+    names = ('<table class="wikitable"><tr><th>Name</th><th>Picture</th></tr>'
+             '<tr><td>Glimmer Lamp</td><td><img src="/images/Lamp.png"></td></tr></table>')
+    body = heading_143(2, "Obtaining") + heading_143(3, "Crafting") + recipe + names
+    article = extract_article(page(body, title="Glimmer Lamp"), f"{BASE}/w/Glimmer_Lamp", tables="text")
+    assert list(zip(article.paragraphs, article.sections)) == [
+        ("Glimmer Lamp — Ingredients: Glass+ Glow Dust.", ["Obtaining", "Crafting"])]
+    grid = Grid(header=[["Ingredients", "Crafting recipe"]], rows=[["Glass+ Glow Dust", ""]])
+    assert row_texts(grid, "sentences", subject="Glimmer Lamp") == ["Glimmer Lamp; Ingredients: Glass+ Glow Dust."]
+    assert row_texts(grid, "text") == []   # no subject known: no row
+
+
 def test_row_texts_of_a_grid_without_header():
     grid = Grid(header=[], rows=[["Leather", "0–2"], ["", ""], ["Beef", "1–3"]])
     assert row_texts(grid, "sentences") == ["Leather; 0–2.", "Beef; 1–3."]

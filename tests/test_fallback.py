@@ -5,7 +5,7 @@ that only the rules are tested, not facts of the bundled wiki.
 """
 import pytest
 
-from jarvis.fallback import DROPS, METHOD, PLACE, QUANTITY, RECIPE, TOOL, SentenceReader, question_kind
+from jarvis.fallback import DROPS, METHOD, PLACE, QUANTITY, RECIPE, TOOL, YES_NO, SentenceReader, question_kind
 from jarvis.reader import Passage
 
 
@@ -30,6 +30,8 @@ def answer(reader, question, *paragraphs, title="Glimmer"):
     ("what do pigs drop?", DROPS),
     ("what is a creeper?", None),
     ("how do you tame a wolf?", METHOD),
+    ("can poison kill you?", YES_NO),
+    ("do baby zombies ever grow up", YES_NO),
 ])
 def test_question_kind_is_read_from_the_question(question, kind):
     assert question_kind(question) == kind
@@ -141,3 +143,35 @@ def test_a_table_row_is_answered_with_a_part_of_it(reader):
         (["Breaking"], "Hardness \u2014 Glimmer block: 0.5."),
     ])
     assert reader.read("how hard is a glimmer block, what hardness?", passages_of(page)).text == "0.5"
+
+
+def test_a_recipe_row_answers_with_its_ingredients(reader):
+    page = ("Glimmer Lamp", [
+        ([], "A glimmer lamp is a light block."),
+        (["Obtaining", "Crafting"], "Glimmer Lamp \u2014 Ingredients: Glass+ Glow Dust."),
+        (["Usage", "Crafting ingredient"], "Lamp Post \u2014 Ingredients: Glimmer Lamp+ Stick."),
+    ])
+    assert reader.read("glimmer lamp recipe", passages_of(page)).text == "Glass+ Glow Dust"
+
+
+def test_how_long_reads_the_length_column_of_the_row_asked_about(reader):
+    # "long" only says which measure: the row whose notes say "how long" is not the answer. A table
+    # row is one sentence, whatever full stops its cells hold.
+    page = ("Glowing", [
+        ([], "Glowing is a status effect that outlines an entity."),
+        (["Causes"], "Lingering Potion of Glowing \u2014 Potency: I; Length: 0:11; Notes: Depends on how long the "
+                     "cloud is stood in."),
+        (["Causes"], "Potion of Glowing \u2014 Potency: I; Length: 0:45."),
+        (["Discs"], "Glow Song \u2014 Composer: A. Person; Description: Calm. Slow.; Length: 2:28."),
+    ])
+    assert reader.read("how long does a glowing potion last", passages_of(page)).text == "0:45"
+    assert reader.read("how long is the glow song", passages_of(page)).text == "2:28"
+
+
+def test_a_yes_no_question_is_answered_with_the_clause_that_says_whether(reader):
+    page = ("Glimmer", [
+        ([], "A glimmer is a small glowing mob that floats over lakes at night."),
+        (["Behavior"], "Glimmers always drift slowly over water, but they cannot swim (they sink when pushed in)."),
+        (["Behavior"], "Glimmers glow brighter when a player comes close."),
+    ])
+    assert reader.read("can glimmers swim?", passages_of(page)).text == "they cannot swim"

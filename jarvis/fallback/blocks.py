@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from jarvis.fallback.tables import parse_row
 from jarvis.fallback.trimming import strip_span
 from jarvis.reader import Passage
 
@@ -54,7 +55,7 @@ class Block:
     def sentences(self) -> list[Sentence]:
         """The block's sentences that can answer (a lead-in line introduces, it does not answer)."""
         answerable = self.passages[1:] if self.lead_in else self.passages
-        spans = [(p, start, end) for p in answerable for start, end in split_sentences(p.text)]
+        spans = [(p, start, end) for p in answerable for start, end in sentences_of(p.text)]
         return [Sentence(p, start, end, position) for position, (p, start, end) in enumerate(spans)]
 
 
@@ -76,6 +77,14 @@ def split_blocks(passages: Sequence[Passage]) -> list[Block]:
         else:
             blocks.append([passage])
     return [Block(tuple(b)) for b in blocks]
+
+
+def sentences_of(text: str) -> list[tuple[int, int]]:
+    """Character ranges of a passage's sentences: a table row is one, whatever its cells say."""
+    if parse_row(text) is not None:
+        span = strip_span(text, 0, len(text))
+        return [span] if span[0] < span[1] else []
+    return split_sentences(text)
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:

@@ -2,7 +2,8 @@
 such a phrase is found (the sections that hold it) and how an answer is trimmed to it.
 
 QUANTITY ("how much", "how many", "what light level", "Y level"), PLACE ("where"), RECIPE ("how do I
-make/craft"), TOOL ("what tool"), DROPS ("what do X drop"); None for a question of no particular kind.
+make/craft"), TOOL ("what tool"), DROPS ("what do X drop"), METHOD ("how do you tame"), YES_NO ("can
+poison kill you"); None for a question of no particular kind.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from jarvis.lexical import TermAnalyzer
 # Answer kinds: what sort of phrase a question asks for, read from its opening words. A
 # sentence that holds such a phrase gets TYPE_WEIGHT more, and the answer is trimmed to it.
 QUANTITY, PLACE, RECIPE, TOOL, DROPS = "quantity", "place", "recipe", "tool", "drops"
-METHOD = "method"
+METHOD, YES_NO = "method", "yes-no"
 QUESTION_KINDS = (
     (QUANTITY, re.compile(r"^(how (much|many|long|far|high|deep|low|fast|often|rare)|what (\w+ )?(level|height|"
                           r"y|amount|number|percentage|chance)\b|(max|maximum|min|minimum)\b)|\by[ -]?level\b")),
@@ -28,6 +29,8 @@ QUESTION_KINDS = (
     (DROPS, re.compile(r"\b(drop|drops|loot)\b")),
     # "how do you tame a wolf?": the means, "by feeding it bones", "Feeding a wild wolf a bone ...".
     (METHOD, re.compile(r"^how (do|can|would|should|to|does) (i |you |we |one |a |an |the )?\w+")),
+    # "can poison kill you?": the clause that says whether ("it cannot kill"), not a definition.
+    (YES_NO, re.compile(r"^(can|could|do|does|did|is|are|was|were|will|would|should|has|have)\b")),
 )
 # A number: "8", "1.5", "1,280", "0-2", "20-34", "Y=40", "25%", a duration "2:28" or "1:40:00", a size
 # "4×5", or a count in words ("twelve").
@@ -64,6 +67,17 @@ METHOD_PHRASES = (
 )
 EXPERIENCE = re.compile(r"\bexperience\b", re.IGNORECASE)
 DROP_CONDITION = re.compile(r"[,;]\s+(?!(and\s+|or\s+)?\d)")
+# What a sentence says about whether: a negation (the wiki's usual answer to "can X...?", "do X...?"),
+# and also a limit, a necessity or an ability (a sentence with those is no surer an answer: they are
+# everywhere, so only a negation counts as the kind).
+NEGATION = (r"cannot|can't|can not|not|never|no|none|neither|nor|unable|impossible|indefinitely|"
+            r"un\w+able|without")
+NEGATION_WORD = re.compile(rf"\b({NEGATION})\b", re.IGNORECASE)
+POLARITY_WORD = re.compile(rf"\b({NEGATION}|only|always|must|requires?|can|may)\b", re.IGNORECASE)
+# Where the clause that holds a polarity word begins: after a comma, a semicolon, a bracket, or a
+# conjunction ("... faster and it cannot kill", "... the property that no hostile mobs spawn").
+CLAUSE_START = re.compile(r"(?:[,;(]|\b(?:and|but|that|which|so|because|while|although|though))\s+",
+                          re.IGNORECASE)
 # Words that only say a question is a recipe question: every sentence about the block "makes" something.
 RECIPE_VERBS = frozenset({"make", "craft", "build", "creat", "get"})
 
@@ -77,13 +91,36 @@ def question_kind(question: str) -> str | None:
     return None
 
 
+# "how long", "how fast"...: the measure asked for, and the table headers that give it. The word
+# itself says only which measure ("how long does a potion last" is not about anything long).
+HOW_MEASURE = re.compile(r"^how (long|fast|far|high|tall|deep|often|rare|heavy|big)\b", re.IGNORECASE)
+MEASURE_HEADERS = {
+    "long": ("length", "duration", "time"), "fast": ("speed",), "far": ("distance", "range"),
+    "high": ("height", "altitude"), "tall": ("height",), "deep": ("depth", "altitude"),
+    "often": ("chance", "rate", "interval"), "rare": ("chance", "rarity"), "heavy": ("weight",),
+    "big": ("size",),
+}
+
+
+def measure_headers(question: str) -> tuple[str, ...]:
+    """Header words that give the measure a "how long/fast/far..." question asks for."""
+    match = HOW_MEASURE.match(" ".join(question.split()))
+    return MEASURE_HEADERS[match.group(1).lower()] if match else ()
+
+
 def query_terms(analyzer: TermAnalyzer, question: str, kind: str | None) -> list[str]:
-    """The question's content stems; a recipe question's "make"/"craft" says only that it asks for a recipe.
+    """The question's content stems; a recipe question's "make"/"craft" says only that it asks for a
+    recipe, and the "long" of "how long" only which measure.
 
     Only the first such verb goes: in "how do i make a crafting table?" the "craft" of the thing asked
     about must stay, or every "table" would match.
     """
     query = analyzer.terms(question)
+    measure = HOW_MEASURE.match(" ".join(question.split()))
+    if measure is not None and len(query) > 1:
+        word = analyzer.terms(measure.group(1))
+        if word and word[0] in query:
+            query.remove(word[0])
     if kind == RECIPE:
         verb = next((i for i, term in enumerate(query) if term in RECIPE_VERBS), None)
         if verb is not None and len(query) > 1:
@@ -103,6 +140,8 @@ def kind_matches(kind: str | None, sentence: str) -> bool:
         return TOOL_WORD.search(sentence) is not None
     if kind == METHOD:
         return any(pattern.search(sentence) for pattern in METHOD_PHRASES)
+    if kind == YES_NO:
+        return NEGATION_WORD.search(sentence) is not None
     if kind == DROPS:
         # "What do X drop" asks for items: experience is a drop only when asked for (QUANTITY, "xp").
         if EXPERIENCE.search(sentence):
@@ -142,6 +181,19 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
     if kind == TOOL:
         match = TOOL_WORD.search(text, sentence_start, sentence_end)
         return None if match is None else (match.start(1), match.end(1))
+    if kind == YES_NO:
+        # The clause with the polarity word nearest to what was asked ("... and it cannot kill").
+        clauses = []
+        for match in POLARITY_WORD.finditer(text, sentence_start, sentence_end):
+            opens = [m.end() for m in CLAUSE_START.finditer(text, sentence_start, match.start())]
+            begin = opens[-1] if opens else sentence_start
+            end = clause_end(text, match.start(), sentence_end)
+            aside = text.find(" (", match.end(), end)   # "it cannot kill (it does, however, ...)"
+            clauses.append((begin, aside if aside >= 0 else end))
+        if not clauses:
+            return None
+        best = max(clauses, key=lambda c: (relevance(text[c[0]:c[1]]), -c[0]))
+        return strip_span(text, *best) if relevance(text[best[0]:best[1]]) else None
     if kind == METHOD:
         for pattern in METHOD_PHRASES:
             match = pattern.search(text, sentence_start, sentence_end)

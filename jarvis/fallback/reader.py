@@ -21,10 +21,10 @@ from typing import Sequence
 
 from jarvis.config import FallbackSettings
 from jarvis.fallback.blocks import Block, Sentence, split_blocks
-from jarvis.fallback.kinds import (DROPS, PROPERTY_STEMS, RECIPE, kind_matches, query_terms, question_kind,
-                                   section_matches, trim_to_kind)
-from jarvis.fallback.tables import parse_row
 from index.glossary import expand_question
+from jarvis.fallback.kinds import (DROPS, PROPERTY_STEMS, RECIPE, kind_matches, measure_headers, query_terms,
+                                   question_kind, section_matches, trim_to_kind)
+from jarvis.fallback.tables import INGREDIENTS_HEADER, parse_row
 from jarvis.fallback.trimming import answer_start, clause_end, says_something, strip_span
 from jarvis.lexical import TermAnalyzer, Word, bm25_scores
 from jarvis.reader import Passage, Span
@@ -168,7 +168,8 @@ class SentenceReader:
             return []
         words = _relative(bm25_scores(query, [self.analyzer.terms(s.text) for _, s in candidates],
                                       b=settings.sentence_length_norm))
-        scored = [ScoredSentence(s, b, x, _holds_kind(kind, s))
+        measures = measure_headers(question)
+        scored = [ScoredSentence(s, b, x, _holds_kind(kind, s, measures))
                   .combine(settings) for (b, s), x in zip(candidates, words)]
         return sorted(scored, key=lambda s: -s.score)
 
@@ -187,7 +188,8 @@ class SentenceReader:
         asked = {w.stem for w in question_words if not w.is_stop} - subject
         row = parse_row(text)
         if row is not None and sentence.start <= row.subject_start:
-            return self._trim_row(question_kind(question), asked, text, row)
+            headers = asked | {stem for word in measure_headers(question) for stem in self.analyzer.terms(word)}
+            return self._trim_row(question_kind(question), headers, text, row)
         typed = trim_to_kind(question_kind(question), text, sentence.start, sentence.end, start, end,
                              lambda phrase: len(asked & set(self.analyzer.terms(phrase))))
         if typed is not None:
@@ -198,6 +200,12 @@ class SentenceReader:
     def _trim_row(self, kind: str | None, asked: set[str], text: str, row) -> tuple[int, int]:
         """The answer in a table row: what the row is about for drops and recipes (the item, the
         ingredients), else the cell whose header or value names what was asked, else the row's subject."""
+        if kind == RECIPE:
+            # "Golden Apple — Ingredients: Gold Ingot+ Apple": how it is made; a row without an
+            # ingredient list (a "Crafting ingredient" row) is what the subject makes.
+            ingredients = [c for c in row.cells if INGREDIENTS_HEADER.match(text[c.header_start:c.header_end])]
+            if ingredients:
+                return ingredients[0].value_start, ingredients[0].value_end
         if kind not in (DROPS, RECIPE) and row.cells:
             cells = [(len(asked & set(self.analyzer.terms(text[c.header_start:c.header_end]))), c)
                      for c in row.cells]
@@ -216,12 +224,18 @@ class SentenceReader:
 TABLE_ROW_KIND_MATCH = 2.0
 
 
-def _holds_kind(kind: str | None, sentence: Sentence) -> float:
+def _holds_kind(kind: str | None, sentence: Sentence, measures: tuple[str, ...] = ()) -> float:
     """How surely a sentence holds the kind of answer asked for: 1 for a phrase of that kind,
-    TABLE_ROW_KIND_MATCH for a row of a table in the section that lists such answers, else 0."""
+    TABLE_ROW_KIND_MATCH for a row of a table in the section that lists such answers or with a
+    column of the measure asked for ("Length" for "how long"), else 0."""
+    text = sentence.passage.text
     if kind in (DROPS, RECIPE) and section_matches(kind, sentence.passage.section) >= 0.75:
-        row = parse_row(sentence.passage.text)
-        if row is not None and (kind != DROPS or any(c.isdigit() for c in sentence.passage.text[row.subject_end:])):
+        row = parse_row(text)
+        if row is not None and (kind != DROPS or any(c.isdigit() for c in text[row.subject_end:])):
+            return TABLE_ROW_KIND_MATCH
+    if measures and (row := parse_row(text)) is not None:
+        headers = {word for c in row.cells for word in text[c.header_start:c.header_end].lower().split()}
+        if headers & set(measures):
             return TABLE_ROW_KIND_MATCH
     return float(kind_matches(kind, sentence.text))
 
