@@ -51,18 +51,33 @@ GLOSSARY: dict[str, str] = {
 }
 
 
-@lru_cache(maxsize=1)
-def _pattern() -> re.Pattern:
+# players' everyday verbs -> the verbs the wiki writes ("Cobwebs can be obtained using shears")
+ACTIONS: dict[str, str] = {
+    "pick up": "obtain", "pick it up": "obtain", "collect": "obtain", "farm": "obtain",
+    "set off": "ignite activate", "light up": "ignite", "blow up": "explode",
+    "get rid of": "remove cure", "take off": "remove", "power up": "charge", "fill up": "charge",
+    "dupe": "duplicate", "fix": "repair", "make babies": "breed", "tame a": "tame",
+    "turn into": "convert transform", "grow up": "adult", "speed up": "faster",
+}
+
+
+@lru_cache(maxsize=2)
+def _pattern(table: str) -> re.Pattern:
     # Longest phrases first, so "zombie pigman" wins over "pigman".
-    phrases = sorted(GLOSSARY, key=len, reverse=True)
+    phrases = sorted(_TABLES[table], key=len, reverse=True)
     return re.compile(r"(?<![\w'])(" + "|".join(re.escape(p) for p in phrases) + r")(?![\w'])", re.IGNORECASE)
 
 
-def expand_question(question: str) -> str:
-    """The question with the wiki's names of the players' words it uses added in brackets."""
-    names = []
-    for match in _pattern().finditer(question):
-        name = GLOSSARY[match.group(1).casefold()]
-        if name not in names and name not in question.casefold():
-            names.append(name)
-    return f"{question} ({', '.join(names)})" if names else question
+_TABLES = {"names": GLOSSARY, "actions": ACTIONS}
+
+
+def expand_question(question: str, tables: tuple[str, ...] = ("names", "actions")) -> str:
+    """The question with the wiki's words for the players' words it uses added in brackets: names
+    of things (GLOSSARY) and verbs (ACTIONS); ``tables`` picks which."""
+    added = []
+    for table in tables:
+        for match in _pattern(table).finditer(question):
+            word = _TABLES[table][match.group(1).casefold()]
+            if word not in added and word not in question.casefold():
+                added.append(word)
+    return f"{question} ({', '.join(added)})" if added else question

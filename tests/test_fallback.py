@@ -175,3 +175,22 @@ def test_a_yes_no_question_is_answered_with_the_clause_that_says_whether(reader)
         (["Behavior"], "Glimmers glow brighter when a player comes close."),
     ])
     assert reader.read("can glimmers swim?", passages_of(page)).text == "they cannot swim"
+
+
+def test_the_players_verb_finds_the_wikis_sentence(reader):
+    page = ("Glimmer web", [
+        ([], "A glimmer web is a sticky block that slows down everything that walks into it."),
+        (["Obtaining"], "Glimmer webs can be obtained as an item using shears."),
+        (["Usage"], "Players who walk up to a glimmer web and pick a fight inside it are slowed down."),
+    ])
+    assert reader.read("how do i pick up glimmer webs", passages_of(page)).text == "using shears"
+
+
+def test_what_drops_is_the_first_item_of_the_drop_table_not_a_rare_or_empty_roll(reader):
+    page = ("Glimmer", [
+        ([], "A glimmer is a small glowing mob that floats over lakes at night."),
+        (["Drops"], "Glow Dust \u2014 Roll Chance: 100%; Quantity: 0\u20132."),
+        (["Drops"], "Glimmer Skull \u2014 Roll Chance: 100%; Quantity: 1."),
+        (["Drops"], "Nothing \u2014 Roll Chance: 1/6; Quantity: 1."),
+    ])
+    assert reader.read("what do glimmers drop", passages_of(page)).text == "Glow Dust"

@@ -121,6 +121,8 @@ def test_players_words_are_translated_to_the_wiki_names():
     assert expand_question("what do cows drop") == "what do cows drop"           # nothing to add
     assert expand_question("what is the mesa (badlands)") == "what is the mesa (badlands)"   # already named
     assert expand_question("how do i get xpander") == "how do i get xpander"    # whole words only
+    assert expand_question("how do i pick up spider webs") == "how do i pick up spider webs (cobweb, obtain)"
+    assert expand_question("how do i pick up webs", tables=("actions",)) == "how do i pick up webs (obtain)"
 
 
 @pytest.mark.parametrize("question, kinds", [

@@ -116,6 +116,13 @@ class SentenceReader:
         # The subject's own page answers when it says anything about the question (see the module doc).
         if any(s.subject and s.words > 0 for s in scored):
             scored = [s for s in scored if s.subject]
+            # ... where its own name says nothing: what else of the question a block says counts.
+            rest = [t for t in query if t in asked]
+            if rest:
+                own = _relative(bm25_scores(rest, [self.analyzer.terms(s.block.text) for s in scored]))
+                for block, x in zip(scored, own):
+                    block.words = x
+                    block.combine(weights)
         scored.sort(key=lambda b: -b.score)
         if self.encoder is None:
             return scored
@@ -160,16 +167,24 @@ class SentenceReader:
         settings = self.settings
         kind = question_kind(question)
         best_blocks = self.score_blocks(question, passages)[:settings.typed_blocks if kind else settings.plain_blocks]
-        # The player's own words: the wiki's names (glossary) helped find the blocks, but in a sentence
-        # they mostly match the definition ("A desert pyramid, also known as a desert temple, is ...").
-        query = query_terms(self.analyzer, question, kind)
+        # The player's own words, with the wiki's verbs for them ("pick up" -> "obtained"): the wiki's
+        # names (glossary) helped find the blocks, but in a sentence they mostly match the definition
+        # ("A desert pyramid, also known as a desert temple, is ...").
+        query = query_terms(self.analyzer, expand_question(question, tables=("actions",)), kind)
         candidates = [(block, s) for block in best_blocks for s in block.block.sentences()]
         if not candidates:
             return []
+        # On the subject's own page its name says nothing: "Glimmer Skull" is no better a drop of
+        # the glimmer than "Glow Dust".
+        subject_terms = {t for title in self.subject_titles(query, {b.block.title for b in best_blocks})
+                         for t in self.analyzer.terms(title)}
+        if set(query) - subject_terms:
+            query = [t for t in query if t not in subject_terms]
         words = _relative(bm25_scores(query, [self.analyzer.terms(s.text) for _, s in candidates],
                                       b=settings.sentence_length_norm))
         measures = measure_headers(question)
-        scored = [ScoredSentence(s, b, x, _holds_kind(kind, s, measures))
+        later_row = _later_row_penalty(passages) if kind == DROPS else {}
+        scored = [ScoredSentence(s, b, x, _holds_kind(kind, s, measures) - later_row.get(id(s.passage), 0.0))
                   .combine(settings) for (b, s), x in zip(candidates, words)]
         return sorted(scored, key=lambda s: -s.score)
 
@@ -219,9 +234,29 @@ class SentenceReader:
         return row.subject_start, row.subject_end
 
 
+# A drop table's row for the roll that drops nothing.
+NO_DROP = frozenset({"nothing", "none", "empty"})
 # A table row in the section that lists the kind of answer asked for (a row of the "Drops" table for
 # "what do X drop") is surer evidence than a sentence that merely holds such a phrase.
 TABLE_ROW_KIND_MATCH = 2.0
+
+
+# A drop table lists the usual drops first and the rare ones (a skull, "Nothing") last: each row
+# after the first of its table is a little less sure an answer to "what do X drop".
+LATER_ROW_STEP = 0.05
+
+
+def _later_row_penalty(passages: Sequence[Passage]) -> dict[int, float]:
+    """LATER_ROW_STEP times the number of table rows before each row of the same page section."""
+    seen: dict[tuple, int] = {}
+    penalty = {}
+    for passage in passages:
+        if parse_row(passage.text) is None:
+            continue
+        key = (passage.title, passage.page_rank, passage.section)
+        penalty[id(passage)] = LATER_ROW_STEP * seen.get(key, 0)
+        seen[key] = seen.get(key, 0) + 1
+    return penalty
 
 
 def _holds_kind(kind: str | None, sentence: Sentence, measures: tuple[str, ...] = ()) -> float:
@@ -231,7 +266,8 @@ def _holds_kind(kind: str | None, sentence: Sentence, measures: tuple[str, ...] 
     text = sentence.passage.text
     if kind in (DROPS, RECIPE) and section_matches(kind, sentence.passage.section) >= 0.75:
         row = parse_row(text)
-        if row is not None and (kind != DROPS or any(c.isdigit() for c in text[row.subject_end:])):
+        if row is not None and (kind != DROPS or any(c.isdigit() for c in text[row.subject_end:])
+                                and text[row.subject_start:row.subject_end].casefold() not in NO_DROP):
             return TABLE_ROW_KIND_MATCH
     if measures and (row := parse_row(text)) is not None:
         headers = {word for c in row.cells for word in text[c.header_start:c.header_end].lower().split()}
