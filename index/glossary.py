@@ -65,7 +65,9 @@ ACTIONS: dict[str, str] = {
 def _pattern(table: str) -> re.Pattern:
     # Longest phrases first, so "zombie pigman" wins over "pigman".
     phrases = sorted(_TABLES[table], key=len, reverse=True)
-    return re.compile(r"(?<![\w'])(" + "|".join(re.escape(p) for p in phrases) + r")(?![\w'])", re.IGNORECASE)
+    # A plural counts too: "mushroom islands", "witch huts".
+    return re.compile(r"(?<![\w'])(" + "|".join(re.escape(p) for p in phrases) + r")(?:s|es)?(?![\w'])",
+                      re.IGNORECASE)
 
 
 _TABLES = {"names": GLOSSARY, "actions": ACTIONS}

@@ -194,3 +194,21 @@ def test_what_drops_is_the_first_item_of_the_drop_table_not_a_rare_or_empty_roll
         (["Drops"], "Nothing \u2014 Roll Chance: 1/6; Quantity: 1."),
     ])
     assert reader.read("what do glimmers drop", passages_of(page)).text == "Glow Dust"
+
+
+def test_of_two_pages_the_question_names_equally_the_better_ranked_one_is_the_subject(reader):
+    # "glow potion": both "Glow" and "Potion" are named; retrieval put Glow first, and its table
+    # holds the answer, while the general Potion page says more of the question's words.
+    glow = ("Glow", [([], "Glow is a status effect."),
+                     (["Causes"], "Potion of Glow \u2014 Potency: I; Length: 0:45.")])
+    potion = ("Potion", [([], "A potion is a drink."),
+                         (["Modifiers"], "Extending a potion makes it last longer than the base potion, "
+                                         "which lasts 3 minutes.")])
+    assert reader.read("how long does a glow potion last", passages_of(glow, potion)).text == "0:45"
+
+
+def test_best_reads_the_most_common_column_of_the_row_named(reader):
+    page = ("Mining", [([], "Mining is breaking blocks to collect them."),
+                       (["Ores"], "Coal \u2014 Range: Y=0 to 320; Most common: Around Y=96."),
+                       (["Ores"], "Glimmerstone \u2014 Range: Y=-64 to 16; Most common: Around Y=-59.")])
+    assert reader.read("what y level is best for glimmerstone", passages_of(page)).text == "Around Y=-59"

@@ -123,6 +123,7 @@ def test_players_words_are_translated_to_the_wiki_names():
     assert expand_question("how do i get xpander") == "how do i get xpander"    # whole words only
     assert expand_question("how do i pick up spider webs") == "how do i pick up spider webs (cobweb, obtain)"
     assert expand_question("how do i pick up webs", tables=("actions",)) == "how do i pick up webs (obtain)"
+    assert expand_question("do mobs spawn on mushroom islands") == "do mobs spawn on mushroom islands (mushroom fields)"
 
 
 @pytest.mark.parametrize("question, kinds", [

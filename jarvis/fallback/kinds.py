@@ -102,10 +102,16 @@ MEASURE_HEADERS = {
 }
 
 
+# "what y level is best for diamonds": the "Most common" column, not the whole range.
+BEST = re.compile(r"\b(best|most common|commonest)\b", re.IGNORECASE)
+BEST_HEADERS = ("most", "best", "common")
+
+
 def measure_headers(question: str) -> tuple[str, ...]:
-    """Header words that give the measure a "how long/fast/far..." question asks for."""
+    """Header words that give the measure a "how long/fast/far..." or "best ..." question asks for."""
     match = HOW_MEASURE.match(" ".join(question.split()))
-    return MEASURE_HEADERS[match.group(1).lower()] if match else ()
+    headers = MEASURE_HEADERS[match.group(1).lower()] if match else ()
+    return headers + BEST_HEADERS if BEST.search(question) else headers
 
 
 def query_terms(analyzer: TermAnalyzer, question: str, kind: str | None) -> list[str]:

@@ -97,7 +97,7 @@ class SentenceReader:
             return []  # nothing read mentions anything asked: Jarvis does not know
         worst_rank = max(b.passages[0].page_rank for b in blocks) or 1
         weights = dict(self.block_weights)
-        subjects = self.subject_titles(query, {b.title for b in blocks})
+        subjects = self.subject_titles(query, [p.title for p in sorted(passages, key=lambda p: p.page_rank)])
         top_title = min(passages, key=lambda p: p.page_rank).title
         definition = kind is None and set(query) <= set(self.analyzer.terms(subjects[0] if subjects else top_title))
         if definition:
@@ -134,21 +134,23 @@ class SentenceReader:
             candidate.combine(weights)
         return sorted(candidates, key=lambda b: -b.score) + scored[settings.max_embedded:]
 
-    def subject_titles(self, query: list[str], titles: set[str]) -> list[str]:
-        """The pages the question is about: every word of the title is asked; the most specific ones.
+    def subject_titles(self, query: list[str], titles: Sequence[str]) -> list[str]:
+        """The page the question is about, of ``titles`` in retrieval order: every word of its title is
+        asked, the most specific such title, the best ranked of equally specific ones ("regen potion":
+        Regeneration, found first, not Potion).
 
         A page named only by what is asked about a thing ("Drops", "Spawn", "Breeding") is the subject
         only when no page names the thing itself: "what do cows drop?" is about Cow, not Drops.
         """
         asked = set(query)
-        about = {title: set(terms) for title in titles for terms in [self.analyzer.terms(title)]
+        about = {title: set(terms) for title in dict.fromkeys(titles) for terms in [self.analyzer.terms(title)]
                  if terms and set(terms) <= asked}
         things = {title: terms for title, terms in about.items() if not terms <= PROPERTY_STEMS}
         about = things or about
         if not about:
             return []
         most = max(len(terms) for terms in about.values())
-        return sorted(title for title, terms in about.items() if len(terms) == most)
+        return [next(title for title, terms in about.items() if len(terms) == most)]
 
     def _section_score(self, kind: str | None, asked: set[str], block: Block) -> float:
         section = block.passages[0].section
@@ -176,17 +178,27 @@ class SentenceReader:
             return []
         # On the subject's own page its name says nothing: "Glimmer Skull" is no better a drop of
         # the glimmer than "Glow Dust".
-        subject_terms = {t for title in self.subject_titles(query, {b.block.title for b in best_blocks})
-                         for t in self.analyzer.terms(title)}
+        ranked_titles = [b.block.title for b in sorted(best_blocks, key=lambda b: b.block.passages[0].page_rank)]
+        subject_terms = {t for title in self.subject_titles(query, ranked_titles) for t in self.analyzer.terms(title)}
         if set(query) - subject_terms:
             query = [t for t in query if t not in subject_terms]
         words = _relative(bm25_scores(query, [self.analyzer.terms(s.text) for _, s in candidates],
                                       b=settings.sentence_length_norm))
+        # A table row named by the question ("Pigstep — ...; Length: 2:28" for "how long is pigstep")
+        # is about what was asked, however often its name appears in the other candidates.
+        words = [1.0 if self._row_named(s.passage.text, query) else x for (_, s), x in zip(candidates, words)]
         measures = measure_headers(question)
         later_row = _later_row_penalty(passages) if kind == DROPS else {}
         scored = [ScoredSentence(s, b, x, _holds_kind(kind, s, measures) - later_row.get(id(s.passage), 0.0))
                   .combine(settings) for (b, s), x in zip(candidates, words)]
         return sorted(scored, key=lambda s: -s.score)
+
+    def _row_named(self, text: str, query: list[str]) -> bool:
+        row = parse_row(text)
+        if row is None:
+            return False
+        named = set(self.analyzer.terms(text[row.subject_start:row.subject_end]))
+        return bool(named) and named <= set(query)
 
     def trim(self, question: str, sentence: Sentence) -> tuple[int, int]:
         """Character range (in the passage) of the part of the sentence that answers."""
