@@ -32,6 +32,22 @@ IRREGULAR_STEMS = {
     # Abbreviations players type for the words the wiki writes (stems as Porter makes them).
     "xp": "experi", "exp": "experi", "hp": "health",
 }
+# Irregular verb forms -> the plain verb ("pigs can be BRED using carrots" answers "what do you feed
+# pigs to BREED them"); stemmed like any word when the analyzer starts.
+IRREGULAR_FORMS = {
+    "bred": "breed", "fed": "feed", "ate": "eat", "eaten": "eat", "caught": "catch", "dug": "dig",
+    "threw": "throw", "thrown": "throw", "drank": "drink", "drunk": "drink", "built": "build",
+    "held": "hold", "rode": "ride", "ridden": "ride", "struck": "strike", "fell": "fall", "fallen": "fall",
+    "sold": "sell", "bought": "buy", "brought": "bring", "kept": "keep", "shot": "shoot", "wore": "wear",
+    "worn": "wear", "won": "win", "hid": "hide", "hidden": "hide", "broke": "break", "broken": "break",
+    "chose": "choose", "chosen": "choose", "flew": "fly", "flown": "fly", "froze": "freeze",
+    "frozen": "freeze", "lit": "light", "slept": "sleep", "swam": "swim", "stole": "steal",
+    "stolen": "steal", "bit": "bite", "bitten": "bite", "laid": "lay", "hung": "hang", "woke": "wake",
+    "burnt": "burn", "sank": "sink", "sunk": "sink", "spun": "spin", "grew": "grow", "blew": "blow",
+    "blown": "blow", "sent": "send", "spent": "spend", "led": "lead", "met": "meet", "paid": "pay",
+    "thrived": "thrive", "went": "go", "gone": "go", "came": "come", "ran": "run", "saw": "see",
+    "seen": "see", "knew": "know", "known": "know", "told": "tell", "wrote": "write", "written": "write",
+}
 
 
 @dataclass(frozen=True)
@@ -55,12 +71,16 @@ class TermAnalyzer:
     def __init__(self) -> None:
         # No stop list and single letters kept: callers need every word with its offsets.
         self._analyzer = StemmingAnalyzer(stoplist=None, minsize=1)
+        self._irregular = {**{form: self._stem(base) for form, base in IRREGULAR_FORMS.items()}, **IRREGULAR_STEMS}
+
+    def _stem(self, word: str) -> str:
+        return next(iter(self._analyzer(word, mode="index"))).text
 
     def words(self, text: str) -> list[Word]:
         words = []
         for token in self._analyzer(text, chars=True, positions=True, mode="index"):
             surface = text[token.startchar:token.endchar]
-            stem = IRREGULAR_STEMS.get(surface.lower(), token.text)
+            stem = self._irregular.get(surface.lower(), token.text)
             words.append(Word(surface, stem, token.startchar, token.endchar))
         return words
 

@@ -212,3 +212,23 @@ def test_best_reads_the_most_common_column_of_the_row_named(reader):
                        (["Ores"], "Coal \u2014 Range: Y=0 to 320; Most common: Around Y=96."),
                        (["Ores"], "Glimmerstone \u2014 Range: Y=-64 to 16; Most common: Around Y=-59.")])
     assert reader.read("what y level is best for glimmerstone", passages_of(page)).text == "Around Y=-59"
+
+
+def test_what_do_you_feed_is_answered_with_the_whole_list_of_means(reader):
+    # "bred" is "breed" (an irregular form), and the means keep their list.
+    page = ("Glimmer", [
+        ([], "A glimmer is a small glowing mob that floats over lakes at night."),
+        (["Breeding"], "After breeding, the parents rest for five minutes."),
+        (["Breeding"], "Glimmers can be bred using lake pearls, glow dust or moss (see Taming)."),
+    ])
+    assert reader.read("what do you feed glimmers to breed them", passages_of(page)).text == \
+        "using lake pearls, glow dust or moss"
+
+
+def test_a_label_or_caption_of_a_word_or_two_is_not_an_answer(reader):
+    page = ("Glimmer", [
+        ([], "A glimmer is a small glowing mob that floats over lakes at night."),
+        (["Respawning"], "Glimmer respawn"),
+        (["Respawning"], "A lost glimmer respawns over its own lake after five nights have passed."),
+    ])
+    assert reader.read("when does a glimmer respawn", passages_of(page)).text != "Glimmer respawn"

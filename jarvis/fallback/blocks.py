@@ -53,10 +53,18 @@ class Block:
         return self.passages[0].text if len(self.passages) > 1 else ""
 
     def sentences(self) -> list[Sentence]:
-        """The block's sentences that can answer (a lead-in line introduces, it does not answer)."""
-        answerable = self.passages[1:] if self.lead_in else self.passages
+        """The block's sentences that can answer (a lead-in line introduces, it does not answer, and
+        a lone label or image caption of a word or two says nothing)."""
+        answerable = self.passages[1:] if self.lead_in else [p for p in self.passages if not _is_label(p.text)]
         spans = [(p, start, end) for p in answerable for start, end in sentences_of(p.text)]
         return [Sentence(p, start, end, position) for position, (p, start, end) in enumerate(spans)]
+
+
+MIN_PROSE_WORDS = 3   # a paragraph of fewer words, without a number, is a label ("Respawn anchor")
+
+
+def _is_label(text: str) -> bool:
+    return len(text.split()) < MIN_PROSE_WORDS and not any(c.isdigit() for c in text)
 
 
 def split_blocks(passages: Sequence[Passage]) -> list[Block]:

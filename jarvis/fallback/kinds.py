@@ -28,7 +28,8 @@ QUESTION_KINDS = (
     (TOOL, re.compile(r"^(what|which) (\w+ )?(tool|pickaxe)s?\b")),
     (DROPS, re.compile(r"\b(drop|drops|loot)\b")),
     # "how do you tame a wolf?": the means, "by feeding it bones", "Feeding a wild wolf a bone ...".
-    (METHOD, re.compile(r"^how (do|can|would|should|to|does) (i |you |we |one |a |an |the )?\w+")),
+    (METHOD, re.compile(r"^how (do|can|would|should|to|does) (i |you |we |one |a |an |the )?\w+|"
+                        r"^what (\w+ )?(do|can|should|would) (i|you|we) (use|need|feed|give)\b")),
     # "can poison kill you?": the clause that says whether ("it cannot kill"), not a definition.
     (YES_NO, re.compile(r"^(can|could|do|does|did|is|are|was|were|will|would|should|has|have)\b")),
 )
@@ -62,8 +63,10 @@ DROP_SENTENCE = re.compile(r"\bdrop(s|ped)?\b.*\d|\d.*\bdropped\b", re.IGNORECAS
 METHOD_PHRASES = (
     re.compile(r"\b((?:by|through)\s+\w+ing\b[^.;]*)", re.IGNORECASE),
     re.compile(r"^\s*((?:[A-Z]\w+ing)\b[^,;.]*?)\s+(?:has|have|is|are|will|can|makes?|gives?|causes?)\b"),
-    re.compile(r"\b((?:using|with)\s+(?:a |an |the )?[\w' -]+?)(?=[,.;]|\s+(?:to|and|or|while|when)\b|$)",
-               re.IGNORECASE),
+    # "using shears", "with raw fish", "using carrots, potatoes or beetroots" (a list stays whole).
+    re.compile(r"\b((?:using|with)\s+(?:a |an |the )?[\w'-]+(?: [\w'-]+){0,3}?"
+               r"(?:(?:,\s*[\w'-]+(?: [\w'-]+){0,3}?)*,?\s+(?:or|and)\s+[\w'-]+(?: [\w'-]+){0,3}?)?)"
+               r"(?=[,.;]|\s+\(|\s+(?:to|and|or|while|when)\b|$)", re.IGNORECASE),
 )
 EXPERIENCE = re.compile(r"\bexperience\b", re.IGNORECASE)
 DROP_CONDITION = re.compile(r"[,;]\s+(?!(and\s+|or\s+)?\d)")
