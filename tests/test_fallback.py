@@ -232,3 +232,13 @@ def test_a_label_or_caption_of_a_word_or_two_is_not_an_answer(reader):
         (["Respawning"], "A lost glimmer respawns over its own lake after five nights have passed."),
     ])
     assert reader.read("when does a glimmer respawn", passages_of(page)).text != "Glimmer respawn"
+
+
+def test_of_pages_the_question_names_the_one_retrieval_ranked_first_is_the_subject(reader):
+    # "glimmer oak shafts" names both pages; retrieval weighed the whole question and put Shaft first.
+    shaft = ("Shaft", [([], "A shaft is a tunnel structure."),
+                       (["Generation"], "Glimmer oak shafts generate on the surface in badlands biomes.")])
+    oak = ("Glimmer oak", [([], "A glimmer oak is a tree."),
+                           (["Generation"], "Glimmer oak trees generate as dying trees in glimmer oak swamps.")])
+    span = reader.read("where do glimmer oak shafts generate", passages_of(shaft, oak))
+    assert (span.passage.title, span.text) == ("Shaft", "on the surface in badlands biomes")

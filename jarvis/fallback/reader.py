@@ -135,9 +135,9 @@ class SentenceReader:
         return sorted(candidates, key=lambda b: -b.score) + scored[settings.max_embedded:]
 
     def subject_titles(self, query: list[str], titles: Sequence[str]) -> list[str]:
-        """The page the question is about, of ``titles`` in retrieval order: every word of its title is
-        asked, the most specific such title, the best ranked of equally specific ones ("regen potion":
-        Regeneration, found first, not Potion).
+        """The page the question is about, of ``titles`` in retrieval order: the best ranked one whose
+        title's words are all asked. Retrieval weighed the whole question: "regen potion" is about
+        Regeneration (found first), not Potion; "dark oak mineshafts" about Mineshaft, not Dark oak.
 
         A page named only by what is asked about a thing ("Drops", "Spawn", "Breeding") is the subject
         only when no page names the thing itself: "what do cows drop?" is about Cow, not Drops.
@@ -149,8 +149,7 @@ class SentenceReader:
         about = things or about
         if not about:
             return []
-        most = max(len(terms) for terms in about.values())
-        return [next(title for title, terms in about.items() if len(terms) == most)]
+        return [next(iter(about))]
 
     def _section_score(self, kind: str | None, asked: set[str], block: Block) -> float:
         section = block.passages[0].section
