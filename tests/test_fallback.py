@@ -242,3 +242,9 @@ def test_of_pages_the_question_names_the_one_retrieval_ranked_first_is_the_subje
                            (["Generation"], "Glimmer oak trees generate as dying trees in glimmer oak swamps.")])
     span = reader.read("where do glimmer oak shafts generate", passages_of(shaft, oak))
     assert (span.passage.title, span.text) == ("Shaft", "on the surface in badlands biomes")
+
+
+def test_a_number_the_question_already_says_is_not_the_answer(reader):
+    page = ("Glimmer disc", [([], "A glimmer disc is a music disc."),
+                             (["Crafting"], "Glimmer disc 5 needs nine fragments can be combined in a grid.")])
+    assert reader.read("how many fragments make glimmer disc 5", passages_of(page)).text == "nine fragments"

@@ -45,7 +45,8 @@ COUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|elev
 NUMBER_PHRASE = re.compile(
     r"(?<![\w=])((?:about|around|approximately|roughly|exactly|nearly|almost|only|up to|at least|at most|over|under|"
     r"below|above|more than|less than)\s+)?" + NUMBER + r"(?:\s+(?!(?:and|or|of|in|on|at|to|for|from|with|by|per|"
-    r"when|if|but|which|that|the|a|an|is|are|it|its|each|every|while|so|as)\b)[A-Za-z][\w'-]*){0,3}", re.IGNORECASE)
+    r"when|if|but|which|that|the|a|an|is|are|was|were|be|can|could|will|would|may|must|has|have|had|do|does|"
+    r"it|its|each|every|while|so|as)\b)[A-Za-z][\w'-]*){0,3}", re.IGNORECASE)
 PLACE_WORD = re.compile(r"\b(in|on|inside|near|around|under|underneath|below|above|beneath|within|across|along|"
                         r"throughout|at)\s+(?!(?:any|all|least|most|once|first|night|day|random|level|a time)\b)",
                         re.IGNORECASE)
@@ -160,14 +161,17 @@ def kind_matches(kind: str | None, sentence: str) -> bool:
 
 
 def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end: int, start: int, end: int,
-                 relevance=lambda phrase: 0) -> tuple[int, int] | None:
+                 relevance=lambda phrase: 0, question: str = "") -> tuple[int, int] | None:
     """The phrase of the kind asked for in text[sentence_start:sentence_end], or None to keep [start, end).
 
     ``start:end`` is the general trim; ``relevance(phrase)`` counts the question's words in a
-    phrase (it picks the number about what was asked: "40 health points", not "4 damage").
+    phrase (it picks the number about what was asked: "40 health points", not "4 damage"). A number
+    the question itself says ("disc 5", "protection 4") is not the answer.
     """
     if kind == QUANTITY:
-        phrases = list(NUMBER_PHRASE.finditer(text, sentence_start, sentence_end))
+        given = set(re.findall(r"\d+", question))
+        phrases = [m for m in NUMBER_PHRASE.finditer(text, sentence_start, sentence_end)
+                   if not set(re.findall(r"\d+", m.group(0))) & given]
         if not phrases:
             return None
         # The number about what was asked, else the first one in the general trim, else the first.
