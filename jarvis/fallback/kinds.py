@@ -35,9 +35,9 @@ QUESTION_KINDS = (
 )
 # A number: "8", "1.5", "1,280", "0-2", "20-34", "Y=40", "25%", a duration "2:28" or "1:40:00", a size
 # "4×5", or a count in words ("twelve").
+NUMBER_WORDS = r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred"
 NUMBER = (r"(?:(?:[xyz]\s?=\s?)?-?\d+(?::\d\d){1,2}|(?:[xyz]\s?=\s?)?-?\d+(?:[.,]\d+)*"
-          r"(?:\s?[-\u2013\u00d7x]\s?\d+(?:[.,]\d+)*)?%?|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|"
-          r"twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred)\b)")
+          r"(?:\s?[-\u2013\u00d7x]\s?\d+(?:[.,]\d+)*)?%?|\b(?:" + NUMBER_WORDS + r")\b)")
 # A count of ingredients, in digits or words ("4 Sand", "four Planks").
 COUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+[a-z]",
                    re.IGNORECASE)
@@ -46,7 +46,7 @@ NUMBER_PHRASE = re.compile(
     r"(?<![\w=])((?:about|around|approximately|roughly|exactly|nearly|almost|only|up to|at least|at most|over|under|"
     r"below|above|more than|less than)\s+)?" + NUMBER + r"(?:\s+(?!(?:and|or|of|in|on|at|to|for|from|with|by|per|"
     r"when|if|but|which|that|the|a|an|is|are|was|were|be|can|could|will|would|may|must|has|have|had|do|does|"
-    r"it|its|each|every|while|so|as)\b)[A-Za-z][\w'-]*){0,3}", re.IGNORECASE)
+    r"it|its|each|every|while|so|as|" + NUMBER_WORDS + r")\b)[A-Za-z][\w'-]*){0,3}", re.IGNORECASE)
 PLACE_WORD = re.compile(r"\b(in|on|inside|near|around|under|underneath|below|above|beneath|within|across|along|"
                         r"throughout|at)\s+(?!(?:any|all|least|most|once|first|night|day|random|level|a time)\b)",
                         re.IGNORECASE)
