@@ -252,3 +252,22 @@ def test_a_number_the_question_already_says_is_not_the_answer():
     text = "Nine fragments can be combined into a disc."
     start, end = trim_to_kind(QUANTITY, text, 0, len(text), 0, len(text), question="how many fragments for a disc")
     assert text[start:end] == "Nine fragments"   # not "Nine fragments can be"
+
+
+def test_how_often_is_answered_in_its_units_and_a_range_stays_whole(reader):
+    page = ("Glimmer", [
+        ([], "A glimmer is a small glowing mob that floats over lakes at night."),
+        (["Behavior"], "Glimmers drop glow dust at random, and dust that lands in water has a 1 in 8 chance to glow."),
+        (["Behavior"], "An adult glimmer drops glow dust every five to ten minutes while it floats."),
+    ])
+    assert reader.read("how often do glimmers drop glow dust", passages_of(page)).text == "every five to ten minutes"
+
+
+def test_what_tool_prefers_the_sentence_that_names_the_material(reader):
+    page = ("Glimmerstone", [
+        ([], "Glimmerstone is a hard block found in caves."),
+        (["Breaking"], "Glimmerstone drops shards when broken with a pickaxe not enchanted with Silk Touch."),
+        (["Breaking"], "Glimmerstone drops itself only when mined with a diamond or netherite pickaxe."),
+    ])
+    assert reader.read("what pickaxe do i need for glimmerstone", passages_of(page)).text == \
+        "a diamond or netherite pickaxe"

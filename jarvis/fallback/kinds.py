@@ -35,7 +35,8 @@ QUESTION_KINDS = (
 )
 # A number: "8", "1.5", "1,280", "0-2", "20-34", "Y=40", "25%", a duration "2:28" or "1:40:00", a size
 # "4×5", or a count in words ("twelve").
-NUMBER_WORDS = r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred"
+NUMBER_WORDS = (r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
+                r"hundred|twice|thrice|half|double|triple")
 NUMBER = (r"(?:(?:[xyz]\s?=\s?)?-?\d+(?::\d\d){1,2}|(?:[xyz]\s?=\s?)?-?\d+(?:[.,]\d+)*"
           r"(?:\s?[-\u2013\u00d7x]\s?\d+(?:[.,]\d+)*)?%?|\b(?:" + NUMBER_WORDS + r")\b)")
 # A count of ingredients, in digits or words ("4 Sand", "four Planks").
@@ -44,7 +45,8 @@ COUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|elev
 # A number phrase: a qualifier, the number, and up to three words naming what is counted.
 NUMBER_PHRASE = re.compile(
     r"(?<![\w=])((?:about|around|approximately|roughly|exactly|nearly|almost|only|up to|at least|at most|over|under|"
-    r"below|above|more than|less than)\s+)?" + NUMBER + r"(?:\s+(?!(?:and|or|of|in|on|at|to|for|from|with|by|per|"
+    r"below|above|more than|less than|every|once every)\s+)?" + NUMBER + r"(?:\s+(?:to|or)\s+" + NUMBER + r")?"
+    r"(?:\s+(?!(?:and|or|of|in|on|at|to|for|from|with|by|per|"
     r"when|if|but|which|that|the|a|an|is|are|was|were|be|can|could|will|would|may|must|has|have|had|do|does|"
     r"it|its|each|every|while|so|as|" + NUMBER_WORDS + r")\b)[A-Za-z][\w'-]*){0,3}", re.IGNORECASE)
 PLACE_WORD = re.compile(r"\b(in|on|inside|near|around|under|underneath|below|above|beneath|within|across|along|"
@@ -53,9 +55,11 @@ PLACE_WORD = re.compile(r"\b(in|on|inside|near|around|under|underneath|below|abo
 RECIPE_WORD = re.compile(r"\b(craft(ed|s)?|made|make|makes|combin(e|es|ed|ing)|placing|recipe|built|build|"
                          r"smelt(ed|ing)?)\b", re.IGNORECASE)
 RECIPE_START = re.compile(r"\b(from|by|out of|using|with)\s", re.IGNORECASE)
-TOOL_WORD = re.compile(r"\b((?:(?:any|a|an|the|wooden|wood|stone|iron|golden|gold|diamond|netherite)\s+){0,2}"
+TOOL_WORD = re.compile(r"\b((?:(?:any|a|an|the|wooden|wood|stone|iron|golden|gold|diamond|netherite)(?:\s+or)?\s+){0,3}"
                        r"(?:pickaxe|axe|shovel|hoe|sword|shears|hand)s?(?:\s+or\s+(?:better|higher|"
                        r"(?:a\s+|an\s+)?(?:\w+\s+)?(?:pickaxe|axe|shovel|hoe|sword|shears)))?)\b", re.IGNORECASE)
+TOOL_MATERIAL = re.compile(r"\b(wooden|wood|stone|iron|golden|gold|diamond|netherite)\s+(or\s+\w+\s+)?"
+                           r"(pickaxe|axe|shovel|hoe|sword)s?\b", re.IGNORECASE)
 # Drops: a list item that opens with a count ("0-1 blaze rod"), or a sentence that says "drop" and counts.
 DROP_ITEM = re.compile(r"^\d+\s?[-\u2013]\s?\d+\s+[A-Za-z]", re.IGNORECASE)
 DROP_SENTENCE = re.compile(r"\bdrop(s|ped)?\b.*\d|\d.*\bdropped\b", re.IGNORECASE)
@@ -63,7 +67,8 @@ DROP_SENTENCE = re.compile(r"\bdrop(s|ped)?\b.*\d|\d.*\bdropped\b", re.IGNORECAS
 # done ("Feeding a wild wolf a bone has a chance to tame it").
 METHOD_PHRASES = (
     re.compile(r"\b((?:by|through)\s+\w+ing\b[^.;]*)", re.IGNORECASE),
-    re.compile(r"^\s*((?:[A-Z]\w+ing)\b[^,;.]*?)\s+(?:has|have|is|are|will|can|makes?|gives?|causes?)\b"),
+    re.compile(r"^\s*((?:[A-Z]\w+ing)\b[^,;.]*?)\s+(?:has|have|is|are|will|can|makes?|gives?|causes?|activates?|"
+               r"triggers?|lets?|allows?|starts?|puts?|turns?|removes?|cures?|summons?|creates?|produces?)\b"),
     # "using shears", "with raw fish", "using carrots, potatoes or beetroots" (a list stays whole).
     re.compile(r"\b((?:using|with)\s+(?:a |an |the )?[\w'-]+(?: [\w'-]+){0,3}?"
                r"(?:(?:,\s*[\w'-]+(?: [\w'-]+){0,3}?)*,?\s+(?:or|and)\s+[\w'-]+(?: [\w'-]+){0,3}?)?)"
@@ -101,11 +106,18 @@ HOW_MEASURE = re.compile(r"^how (long|fast|far|high|tall|deep|often|rare|heavy|b
 MEASURE_HEADERS = {
     "long": ("length", "duration", "time"), "fast": ("speed",), "far": ("distance", "range"),
     "high": ("height", "altitude"), "tall": ("height",), "deep": ("depth", "altitude"),
-    "often": ("chance", "rate", "interval"), "rare": ("chance", "rarity"), "heavy": ("weight",),
+    "often": ("rate", "interval", "frequency"), "rare": ("chance", "rarity"), "heavy": ("weight",),
     "big": ("size",),
 }
 
 
+# ... and the words a sentence says such a measure in ("every five to ten minutes" for "how often").
+MEASURE_UNITS = {
+    "long": re.compile(r"\b(seconds?|minutes?|hours?|days?|nights?|ticks?)\b|\d:\d\d", re.IGNORECASE),
+    "often": re.compile(r"\b(every|each|per|once|twice|times a)\b", re.IGNORECASE),
+    "fast": re.compile(r"\b(blocks? per|per second|times (as )?(fast|quick)|twice|half|%)", re.IGNORECASE),
+    "far": re.compile(r"\bblocks?\b", re.IGNORECASE),
+}
 # "what y level is best for diamonds": the "Most common" column, not the whole range.
 BEST = re.compile(r"\b(best|most common|commonest)\b", re.IGNORECASE)
 BEST_HEADERS = ("most", "best", "common")
@@ -116,6 +128,12 @@ def measure_headers(question: str) -> tuple[str, ...]:
     match = HOW_MEASURE.match(" ".join(question.split()))
     headers = MEASURE_HEADERS[match.group(1).lower()] if match else ()
     return headers + BEST_HEADERS if BEST.search(question) else headers
+
+
+def measure_units(question: str) -> re.Pattern | None:
+    """The words a sentence gives the measure a "how long/often/fast/far" question asks for in."""
+    match = HOW_MEASURE.match(" ".join(question.split()))
+    return MEASURE_UNITS.get(match.group(1).lower()) if match else None
 
 
 def query_terms(analyzer: TermAnalyzer, question: str, kind: str | None) -> list[str]:

@@ -22,8 +22,9 @@ from typing import Sequence
 from jarvis.config import FallbackSettings
 from jarvis.fallback.blocks import Block, Sentence, split_blocks
 from index.glossary import expand_question
-from jarvis.fallback.kinds import (DROPS, PROPERTY_STEMS, RECIPE, kind_matches, measure_headers, query_terms,
-                                   question_kind, section_matches, trim_to_kind)
+from jarvis.fallback.kinds import (DROPS, PROPERTY_STEMS, QUANTITY, RECIPE, TOOL, TOOL_MATERIAL, kind_matches,
+                                   measure_headers, measure_units, query_terms, question_kind, section_matches,
+                                   trim_to_kind)
 from jarvis.fallback.tables import INGREDIENTS_HEADER, parse_row
 from jarvis.fallback.trimming import answer_start, clause_end, says_something, strip_span
 from jarvis.lexical import TermAnalyzer, Word, bm25_scores
@@ -186,9 +187,9 @@ class SentenceReader:
         # A table row named by the question ("Pigstep — ...; Length: 2:28" for "how long is pigstep")
         # is about what was asked, however often its name appears in the other candidates.
         words = [1.0 if self._row_named(s.passage.text, query) else x for (_, s), x in zip(candidates, words)]
-        measures = measure_headers(question)
+        measures, units = measure_headers(question), measure_units(question)
         later_row = _later_row_penalty(passages) if kind == DROPS else {}
-        scored = [ScoredSentence(s, b, x, _holds_kind(kind, s, measures) - later_row.get(id(s.passage), 0.0))
+        scored = [ScoredSentence(s, b, x, _holds_kind(kind, s, measures, units) - later_row.get(id(s.passage), 0.0))
                   .combine(settings) for (b, s), x in zip(candidates, words)]
         return sorted(scored, key=lambda s: -s.score)
 
@@ -245,6 +246,9 @@ class SentenceReader:
         return row.subject_start, row.subject_end
 
 
+# A phrase of the kind asked for that says more of what was asked: a number in the measure's units,
+# a tool with its material ("a diamond or netherite pickaxe" for "what pickaxe do I need").
+SURE_KIND_MATCH = 1.5
 # A drop table's row for the roll that drops nothing.
 NO_DROP = frozenset({"nothing", "none", "empty"})
 # A table row in the section that lists the kind of answer asked for (a row of the "Drops" table for
@@ -270,10 +274,11 @@ def _later_row_penalty(passages: Sequence[Passage]) -> dict[int, float]:
     return penalty
 
 
-def _holds_kind(kind: str | None, sentence: Sentence, measures: tuple[str, ...] = ()) -> float:
-    """How surely a sentence holds the kind of answer asked for: 1 for a phrase of that kind,
-    TABLE_ROW_KIND_MATCH for a row of a table in the section that lists such answers or with a
-    column of the measure asked for ("Length" for "how long"), else 0."""
+def _holds_kind(kind: str | None, sentence: Sentence, measures: tuple[str, ...] = (), units=None) -> float:
+    """How surely a sentence holds the kind of answer asked for: 1 for a phrase of that kind, more
+    for a number in the units of the measure asked for ("every ... minutes" for "how often") or a
+    tool of a named material, TABLE_ROW_KIND_MATCH for a row of a table in the section that lists
+    such answers or with a column of the measure asked for ("Length" for "how long"), else 0."""
     text = sentence.passage.text
     if kind in (DROPS, RECIPE) and section_matches(kind, sentence.passage.section) >= 0.75:
         row = parse_row(text)
@@ -284,7 +289,12 @@ def _holds_kind(kind: str | None, sentence: Sentence, measures: tuple[str, ...] 
         headers = {word for c in row.cells for word in text[c.header_start:c.header_end].lower().split()}
         if headers & set(measures):
             return TABLE_ROW_KIND_MATCH
-    return float(kind_matches(kind, sentence.text))
+    matches = float(kind_matches(kind, sentence.text))
+    if matches and kind == QUANTITY and units is not None and units.search(sentence.text):
+        return SURE_KIND_MATCH
+    if matches and kind == TOOL and TOOL_MATERIAL.search(sentence.text):
+        return SURE_KIND_MATCH
+    return matches
 
 
 def _relative(scores: list[float]) -> list[float]:
