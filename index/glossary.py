@@ -58,6 +58,8 @@ ACTIONS: dict[str, str] = {
     "get rid of": "remove cure", "take off": "remove", "power up": "charge", "fill up": "charge",
     "dupe": "duplicate", "fix": "repair", "make babies": "breed", "tame a": "tame",
     "turn into": "convert transform", "grow up": "adult", "speed up": "faster",
+    # where a material is mined is said on its ore's page ("what y level are diamonds at": Diamond Ore)
+    "y level": "ore", "y-level": "ore", "branch mine": "ore", "strip mine": "ore",
 }
 
 

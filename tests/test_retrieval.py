@@ -124,6 +124,7 @@ def test_players_words_are_translated_to_the_wiki_names():
     assert expand_question("how do i pick up spider webs") == "how do i pick up spider webs (cobweb, obtain)"
     assert expand_question("how do i pick up webs", tables=("actions",)) == "how do i pick up webs (obtain)"
     assert expand_question("do mobs spawn on mushroom islands") == "do mobs spawn on mushroom islands (mushroom fields)"
+    assert expand_question("what y level are diamonds at") == "what y level are diamonds at (ore)"
 
 
 @pytest.mark.parametrize("question, kinds", [
