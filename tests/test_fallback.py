@@ -5,7 +5,7 @@ that only the rules are tested, not facts of the bundled wiki.
 """
 import pytest
 
-from jarvis.fallback import DROPS, METHOD, PLACE, QUANTITY, RECIPE, TOOL, YES_NO, SentenceReader, question_kind
+from jarvis.fallback import DROPS, METHOD, PLACE, PURPOSE, QUANTITY, RECIPE, TOOL, YES_NO, SentenceReader, question_kind
 from jarvis.fallback.kinds import trim_to_kind
 from jarvis.reader import Passage
 
@@ -33,6 +33,9 @@ def answer(reader, question, *paragraphs, title="Glimmer"):
     ("how do you tame a wolf?", METHOD),
     ("can poison kill you?", YES_NO),
     ("do baby zombies ever grow up", YES_NO),
+    ("what does silk touch do", PURPOSE),
+    ("whats a workbench for?", PURPOSE),
+    ("whats the drop chance for wither skulls", DROPS),
 ])
 def test_question_kind_is_read_from_the_question(question, kind):
     assert question_kind(question) == kind
@@ -271,3 +274,12 @@ def test_what_tool_prefers_the_sentence_that_names_the_material(reader):
     ])
     assert reader.read("what pickaxe do i need for glimmerstone", passages_of(page)).text == \
         "a diamond or netherite pickaxe"
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("what does a glimmer lamp do", "lights up lakes at night"),
+    ("what is a glimmer lamp used for", "lights up lakes at night"),
+])
+def test_what_a_thing_does_is_answered_with_what_it_does_not_what_it_is(reader, question, expected):
+    page = ("Glimmer lamp", [([], "A glimmer lamp is a light block that lights up lakes at night, including the deep ones.")])
+    assert reader.read(question, passages_of(page)).text == expected

@@ -20,7 +20,7 @@ import logging
 
 from jarvis.config import FallbackSettings
 from jarvis.errors import JarvisError
-from jarvis.fallback.kinds import DROPS, METHOD, PLACE, QUANTITY, RECIPE, TOOL, YES_NO, question_kind
+from jarvis.fallback.kinds import DROPS, METHOD, PLACE, PURPOSE, QUANTITY, RECIPE, TOOL, YES_NO, question_kind
 from jarvis.fallback.reader import SentenceReader
 from jarvis.reader import ModelUnavailableError
 
@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 FALLBACK_KINDS = ("auto", "minilm", "lexical")
 
-__all__ = ["DROPS", "FALLBACK_KINDS", "METHOD", "PLACE", "QUANTITY", "RECIPE", "TOOL", "YES_NO", "FallbackError",
+__all__ = ["DROPS", "FALLBACK_KINDS", "METHOD", "PLACE", "PURPOSE", "QUANTITY", "RECIPE", "TOOL", "YES_NO", "FallbackError",
            "SentenceReader", "load_fallback_reader", "question_kind"]
 
 

@@ -3,7 +3,7 @@ such a phrase is found (the sections that hold it) and how an answer is trimmed 
 
 QUANTITY ("how much", "how many", "what light level", "Y level"), PLACE ("where"), RECIPE ("how do I
 make/craft"), TOOL ("what tool"), DROPS ("what do X drop"), METHOD ("how do you tame"), YES_NO ("can
-poison kill you"); None for a question of no particular kind.
+poison kill you"), PURPOSE ("what does silk touch do"); None for a question of no particular kind.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from jarvis.lexical import TermAnalyzer
 # Answer kinds: what sort of phrase a question asks for, read from its opening words. A
 # sentence that holds such a phrase gets TYPE_WEIGHT more, and the answer is trimmed to it.
 QUANTITY, PLACE, RECIPE, TOOL, DROPS = "quantity", "place", "recipe", "tool", "drops"
-METHOD, YES_NO = "method", "yes-no"
+METHOD, YES_NO, PURPOSE = "method", "yes-no", "purpose"
 QUESTION_KINDS = (
     (QUANTITY, re.compile(r"^(how (much|many|long|far|high|deep|low|fast|often|rare)|what (\w+ )?(level|height|"
                           r"y|amount|number|percentage|chance)\b|(max|maximum|min|minimum)\b)|\by[ -]?level\b")),
@@ -26,6 +26,9 @@ QUESTION_KINDS = (
                         r"\brecipes?\b|\bingredients?\b|\bwhat do (i|you) need to (make|craft|build)\b|"
                         r"\bhow to (make|craft|build)\b|\b(made|crafted) (of|from|with)\b")),
     (TOOL, re.compile(r"^(what|which) (\w+ )?(tool|pickaxe)s?\b")),
+    # "what does silk touch do?", "what is an anvil used for?": what it does, not what it is.
+    (PURPOSE, re.compile(r"^what (does|do|did) .+ do\b|^what (can|do|should) (i|you|we) do with\b|"
+                         r"\bused for\b|^what('?s| is| are| was) .+ (good )?for\W*$")),
     (DROPS, re.compile(r"\b(drop|drops|loot)\b")),
     # "how do you tame a wolf?": the means, "by feeding it bones", "Feeding a wild wolf a bone ...".
     (METHOD, re.compile(r"^how (do|can|would|should|to|does) (i |you |we |one |a |an |the )?\w+|"
@@ -87,6 +90,10 @@ POLARITY_WORD = re.compile(rf"\b({NEGATION}|only|always|must|requires?|can|may)\
 # conjunction ("... faster and it cannot kill", "... the property that no hostile mobs spawn").
 CLAUSE_START = re.compile(r"(?:[,;(]|\b(?:and|but|that|which|so|because|while|although|though))\s+",
                           re.IGNORECASE)
+# Where what a thing does begins in a sentence about it: "... used to LOCATE strongholds", "a block
+# that GIVES access to ...", "an enchantment applied to a sword, INCREASING the damage ...".
+PURPOSE_START = re.compile(r"\bused (?:\w+ly )?(?:to|for)\s+|\b(?:that|which)\s+(?!is\b|are\b|was\b|were\b)|"
+                           r",\s+(?=\w+ing\b)", re.IGNORECASE)
 # Words that only say a question is a recipe question: every sentence about the block "makes" something.
 RECIPE_VERBS = frozenset({"make", "craft", "build", "creat", "get"})
 
@@ -170,6 +177,8 @@ def kind_matches(kind: str | None, sentence: str) -> bool:
         return any(pattern.search(sentence) for pattern in METHOD_PHRASES)
     if kind == YES_NO:
         return NEGATION_WORD.search(sentence) is not None
+    if kind == PURPOSE:
+        return PURPOSE_START.search(sentence) is not None
     if kind == DROPS:
         # "What do X drop" asks for items: experience is a drop only when asked for (QUANTITY, "xp").
         if EXPERIENCE.search(sentence):
@@ -212,6 +221,9 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
     if kind == TOOL:
         match = TOOL_WORD.search(text, sentence_start, sentence_end)
         return None if match is None else (match.start(1), match.end(1))
+    if kind == PURPOSE:
+        match = PURPOSE_START.search(text, start, end)
+        return None if match is None else strip_span(text, match.end(), clause_end(text, match.end(), sentence_end))
     if kind == YES_NO:
         # The clause with the polarity word nearest to what was asked ("... and it cannot kill").
         clauses = []
