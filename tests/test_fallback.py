@@ -283,3 +283,14 @@ def test_what_tool_prefers_the_sentence_that_names_the_material(reader):
 def test_what_a_thing_does_is_answered_with_what_it_does_not_what_it_is(reader, question, expected):
     page = ("Glimmer lamp", [([], "A glimmer lamp is a light block that lights up lakes at night, including the deep ones.")])
     assert reader.read(question, passages_of(page)).text == expected
+
+
+def test_what_loot_is_an_item_of_the_drops_list_not_a_line_about_looting(reader):
+    page = ("Glimmer", [
+        ([], "A glimmer is a small glowing mob that floats over lakes at night."),
+        (["Drops"], "Glimmers drop:"),
+        (["Drops"], "Glow dust"),
+        (["Drops"], "Lake pearl"),
+        (["Drops"], "Looting increases the amount of each drop."),
+    ])
+    assert reader.read("what loot do glimmers drop", passages_of(page)).text == "Glow dust"

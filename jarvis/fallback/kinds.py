@@ -96,6 +96,7 @@ PURPOSE_START = re.compile(r"\bused (?:\w+ly )?(?:to|for)\s+|\b(?:that|which)\s+
                            r",\s+(?=\w+ing\b)", re.IGNORECASE)
 # Words that only say a question is a recipe question: every sentence about the block "makes" something.
 RECIPE_VERBS = frozenset({"make", "craft", "build", "creat", "get"})
+DROP_WORDS = frozenset({"drop", "loot"})
 
 
 def question_kind(question: str) -> str | None:
@@ -156,6 +157,9 @@ def query_terms(analyzer: TermAnalyzer, question: str, kind: str | None) -> list
         word = analyzer.terms(measure.group(1))
         if word and word[0] in query:
             query.remove(word[0])
+    if kind == DROPS and set(query) - DROP_WORDS:
+        # "what loot do witches drop": the section says drops; "Looting increases each drop" is no answer.
+        query = [term for term in query if term not in DROP_WORDS]
     if kind == RECIPE:
         verb = next((i for i, term in enumerate(query) if term in RECIPE_VERBS), None)
         if verb is not None and len(query) > 1:

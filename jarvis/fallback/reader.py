@@ -22,7 +22,7 @@ from typing import Sequence
 from jarvis.config import FallbackSettings
 from jarvis.fallback.blocks import Block, Sentence, split_blocks
 from index.glossary import expand_question
-from jarvis.fallback.kinds import (DROPS, PROPERTY_STEMS, QUANTITY, RECIPE, TOOL, TOOL_MATERIAL, kind_matches,
+from jarvis.fallback.kinds import (DROPS, EXPERIENCE, PROPERTY_STEMS, QUANTITY, RECIPE, TOOL, TOOL_MATERIAL, kind_matches,
                                    measure_headers, measure_units, query_terms, question_kind, section_matches,
                                    trim_to_kind)
 from jarvis.fallback.tables import INGREDIENTS_HEADER, parse_row
@@ -119,11 +119,11 @@ class SentenceReader:
             scored = [s for s in scored if s.subject]
             # ... where its own name says nothing: what else of the question a block says counts.
             rest = [t for t in query if t in asked]
-            if rest:
-                own = _relative(bm25_scores(rest, [self.analyzer.terms(s.block.text) for s in scored]))
-                for block, x in zip(scored, own):
-                    block.words = x
-                    block.combine(weights)
+            own = (_relative(bm25_scores(rest, [self.analyzer.terms(s.block.text) for s in scored])) if rest
+                   else [0.0] * len(scored))
+            for block, x in zip(scored, own):
+                block.words = x
+                block.combine(weights)
         scored.sort(key=lambda b: -b.score)
         if self.encoder is None:
             return scored
@@ -180,8 +180,7 @@ class SentenceReader:
         # the glimmer than "Glow Dust".
         ranked_titles = [b.block.title for b in sorted(best_blocks, key=lambda b: b.block.passages[0].page_rank)]
         subject_terms = {t for title in self.subject_titles(query, ranked_titles) for t in self.analyzer.terms(title)}
-        if set(query) - subject_terms:
-            query = [t for t in query if t not in subject_terms]
+        query = [t for t in query if t not in subject_terms]
         words = _relative(bm25_scores(query, [self.analyzer.terms(s.text) for _, s in candidates],
                                       b=settings.sentence_length_norm))
         # A table row named by the question ("Pigstep — ...; Length: 2:28" for "how long is pigstep")
@@ -189,7 +188,8 @@ class SentenceReader:
         words = [1.0 if self._row_named(s.passage.text, query) else x for (_, s), x in zip(candidates, words)]
         measures, units = measure_headers(question), measure_units(question)
         later_row = _later_row_penalty(passages) if kind == DROPS else {}
-        scored = [ScoredSentence(s, b, x, _holds_kind(kind, s, measures, units) - later_row.get(id(s.passage), 0.0))
+        scored = [ScoredSentence(s, b, x, _holds_kind(kind, s, measures, units, listed=bool(b.block.lead_in))
+                                 - later_row.get(id(s.passage), 0.0))
                   .combine(settings) for (b, s), x in zip(candidates, words)]
         return sorted(scored, key=lambda s: -s.score)
 
@@ -274,7 +274,8 @@ def _later_row_penalty(passages: Sequence[Passage]) -> dict[int, float]:
     return penalty
 
 
-def _holds_kind(kind: str | None, sentence: Sentence, measures: tuple[str, ...] = (), units=None) -> float:
+def _holds_kind(kind: str | None, sentence: Sentence, measures: tuple[str, ...] = (), units=None,
+                listed: bool = False) -> float:
     """How surely a sentence holds the kind of answer asked for: 1 for a phrase of that kind, more
     for a number in the units of the measure asked for ("every ... minutes" for "how often") or a
     tool of a named material, TABLE_ROW_KIND_MATCH for a row of a table in the section that lists
@@ -290,6 +291,9 @@ def _holds_kind(kind: str | None, sentence: Sentence, measures: tuple[str, ...] 
         if headers & set(measures):
             return TABLE_ROW_KIND_MATCH
     matches = float(kind_matches(kind, sentence.text))
+    if kind == DROPS and listed and section_matches(kind, sentence.passage.section) >= 0.75 \
+            and not EXPERIENCE.search(text):
+        return SURE_KIND_MATCH   # an item of the list under "Witches drop:" in the Drops section
     if matches and kind == QUANTITY and units is not None and units.search(sentence.text):
         return SURE_KIND_MATCH
     if matches and kind == TOOL and TOOL_MATERIAL.search(sentence.text):
