@@ -294,3 +294,20 @@ def test_what_loot_is_an_item_of_the_drops_list_not_a_line_about_looting(reader)
         (["Drops"], "Looting increases the amount of each drop."),
     ])
     assert reader.read("what loot do glimmers drop", passages_of(page)).text == "Glow dust"
+
+
+def test_an_answer_does_not_open_inside_a_bracket_or_with_a_copula():
+    from jarvis.fallback.trimming import answer_opening
+    text = "Glimmer huts (also known as lake huts) are small cabins that spawn glimmers."
+    assert text[answer_opening(text, 0, text.index("huts)")):].startswith("small cabins")
+    text = "Glimmerlands, formerly known as glowlands, are misty biomes."
+    assert text[answer_opening(text, 0, text.index(", are")):] == "misty biomes."
+
+
+def test_a_recipe_table_row_without_ingredients_is_not_the_recipe(reader):
+    page = ("Glimmer ingot", [
+        ([], "A glimmer ingot is an item."),
+        (["Obtaining", "Crafting"], "Block of Glimmer \u2014 Crafting recipe: 9."),
+        (["Obtaining", "Crafting"], "Glimmer ingot \u2014 Ingredients: Glow Dust+Gold Ingot."),
+    ])
+    assert reader.read("how do you make glimmer ingots", passages_of(page)).text == "Glow Dust+Gold Ingot"

@@ -26,7 +26,7 @@ from jarvis.fallback.kinds import (DROPS, EXPERIENCE, PROPERTY_STEMS, QUANTITY, 
                                    measure_headers, measure_units, query_terms, question_kind, section_matches,
                                    trim_to_kind)
 from jarvis.fallback.tables import INGREDIENTS_HEADER, parse_row
-from jarvis.fallback.trimming import answer_start, clause_end, says_something, strip_span
+from jarvis.fallback.trimming import answer_opening, answer_start, clause_end, says_something, strip_span
 from jarvis.lexical import TermAnalyzer, Word, bm25_scores
 from jarvis.reader import Passage, Span
 
@@ -208,7 +208,7 @@ class SentenceReader:
         subject = {w.stem for w in self.analyzer.words(sentence.passage.title)}
         question_words = self.analyzer.words(question)
         cut = answer_start(question_words, words, subject)
-        start = words[cut].start if cut is not None else sentence.start
+        start = answer_opening(text, sentence.start, words[cut].start) if cut is not None else sentence.start
         end = clause_end(text, start, sentence.end)
         if not says_something([w for w in words if start <= w.start < end]):
             start, end = sentence.start, sentence.end  # nothing left worth saying: the whole sentence
@@ -283,6 +283,9 @@ def _holds_kind(kind: str | None, sentence: Sentence, measures: tuple[str, ...] 
     text = sentence.passage.text
     if kind in (DROPS, RECIPE) and section_matches(kind, sentence.passage.section) >= 0.75:
         row = parse_row(text)
+        if row is not None and kind == RECIPE and not any(
+                INGREDIENTS_HEADER.match(text[c.header_start:c.header_end]) for c in row.cells):
+            return 1.0   # a row of the recipe table without ingredients ("Block of Netherite: 9")
         if row is not None and (kind != DROPS or any(c.isdigit() for c in text[row.subject_end:])
                                 and text[row.subject_start:row.subject_end].casefold() not in NO_DROP):
             return TABLE_ROW_KIND_MATCH

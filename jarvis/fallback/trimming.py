@@ -61,6 +61,24 @@ def clause_end(text: str, start: int, end: int) -> int:
     return end
 
 
+LEADING_COPULA = re.compile(r"(?:is|are|was|were)\s+(?=\S)", re.IGNORECASE)
+
+
+def answer_opening(text: str, sentence_start: int, start: int) -> int:
+    """Where an answer cut at ``start`` opens: after a bracket the cut fell in ("Swamp huts (also known
+    as witch | huts) are small structures ..."), and after a copula left at its front ("are arid-land
+    biomes" -> "arid-land biomes")."""
+    opened = text.rfind("(", sentence_start, start)
+    if opened >= 0 and text.rfind(")", opened, start) < 0:
+        closed = text.find(")", start)
+        if closed >= 0:
+            start = closed + 1
+    while start < len(text) and (text[start].isspace() or text[start] in ",;:-"):
+        start += 1
+    copula = LEADING_COPULA.match(text, start)
+    return copula.end() if copula else start
+
+
 def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
     """Drop surrounding spaces and separators (keeps closing brackets, drops a final full stop)."""
     while start < end and (text[start].isspace() or text[start] in ",;:-"):
