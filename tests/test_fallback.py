@@ -35,7 +35,8 @@ def answer(reader, question, *paragraphs, title="Glimmer"):
     ("do baby zombies ever grow up", YES_NO),
     ("what does silk touch do", PURPOSE),
     ("whats a workbench for?", PURPOSE),
-    ("whats the drop chance for wither skulls", DROPS),
+    ("whats the drop chance for wither skulls", QUANTITY),
+    ("what are the odds an ender eye breaks", QUANTITY),
 ])
 def test_question_kind_is_read_from_the_question(question, kind):
     assert question_kind(question) == kind

@@ -18,7 +18,8 @@ QUANTITY, PLACE, RECIPE, TOOL, DROPS = "quantity", "place", "recipe", "tool", "d
 METHOD, YES_NO, PURPOSE = "method", "yes-no", "purpose"
 QUESTION_KINDS = (
     (QUANTITY, re.compile(r"^(how (much|many|long|far|high|deep|low|fast|often|rare)|what (\w+ )?(level|height|"
-                          r"y|amount|number|percentage|chance)\b|(max|maximum|min|minimum)\b)|\by[ -]?level\b")),
+                          r"y|amount|number|percentage|chance)\b|(max|maximum|min|minimum)\b)|\by[ -]?level\b|"
+                          r"^what('?s| is| are)? (the )?(\w+ )?(odds|chances?|probability|percentage|rate)\b")),
     (PLACE, re.compile(r"^where\b|\bwhere (to|do|can|does|is|are)\b|^(what|which) biomes?\b|"
                        r"^how (do|can|would) (i|you|we) (find|locate)\b")),
     (RECIPE, re.compile(r"^(how (do|can|would|should) (i|you|we|one) (make|craft|build|create|get)|"
