@@ -29,12 +29,13 @@ from bs4.filter import ElementFilter
 from crawler.tables import TABLE_MODES, html_grid, row_texts
 from crawler.urls import normalize_url
 
-# Page chrome inside the article body: the contract's list, plus a few classes the real
-# Minecraft Wiki uses for the same things (notaninfobox, msgbox) and elements with no prose.
-# (Matched in Python rather than with CSS selectors: soupsieve took half the extraction time.)
 # Bumped whenever the text extracted from a page changes, so that cached crawls of a fixed site
 # (the real-wiki test bed) are made again.
 EXTRACTOR_VERSION = 2
+
+# Page chrome inside the article body: the contract's list, plus a few classes the real
+# Minecraft Wiki uses for the same things (notaninfobox, msgbox) and elements with no prose.
+# (Matched in Python rather than with CSS selectors: soupsieve took half the extraction time.)
 CHROME_TAGS = frozenset({"table", "figure", "img", "script", "style", "noscript", "link", "meta"})
 CHROME_CLASSES = frozenset({
     "infobox", "notaninfobox", "navbox", "toc", "hatnote", "mw-editsection", "references", "reflist",

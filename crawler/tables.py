@@ -108,6 +108,7 @@ def row_texts(grid: Grid, mode: str, subject: str = "") -> list[str]:
 
 
 def _is_ingredients(pair: tuple[tuple[str, ...], str]) -> bool:
+    """Whether a lone (header, cell) pair is a recipe's ingredient list (not a header repeated as a label)."""
     header, text = pair
     return bool(header) and INGREDIENTS_HEADER.match(header[0]) is not None and text not in header
 

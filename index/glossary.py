@@ -48,6 +48,8 @@ GLOSSARY: dict[str, str] = {
     # mechanics
     "xp": "experience", "exp": "experience", "hp": "health", "hearts": "health", "day night cycle": "daylight cycle", "day length": "daylight cycle",
     "minecraft day": "daylight cycle", "mob cap": "spawn", "afk": "idle",
+    # where a material is mined is said on its ore's page ("what y level are diamonds at": Diamond Ore)
+    "y level": "ore", "y-level": "ore", "branch mine": "ore", "strip mine": "ore",
 }
 
 
@@ -56,10 +58,7 @@ ACTIONS: dict[str, str] = {
     "pick up": "obtain", "pick it up": "obtain", "collect": "obtain", "farm": "obtain",
     "set off": "ignite activate", "light up": "ignite", "blow up": "explode",
     "get rid of": "remove cure", "take off": "remove", "power up": "charge", "fill up": "charge",
-    "dupe": "duplicate", "fix": "repair", "make babies": "breed", "tame a": "tame",
-    "turn into": "convert transform", "grow up": "adult", "speed up": "faster",
-    # where a material is mined is said on its ore's page ("what y level are diamonds at": Diamond Ore)
-    "y level": "ore", "y-level": "ore", "branch mine": "ore", "strip mine": "ore",
+    "dupe": "duplicate", "fix": "repair", "make babies": "breed", "turn into": "convert transform",
 }
 
 
@@ -67,8 +66,9 @@ ACTIONS: dict[str, str] = {
 def _pattern(table: str) -> re.Pattern:
     # Longest phrases first, so "zombie pigman" wins over "pigman".
     phrases = sorted(_TABLES[table], key=len, reverse=True)
-    # A plural counts too: "mushroom islands", "witch huts".
-    return re.compile(r"(?<![\w'])(" + "|".join(re.escape(p) for p in phrases) + r")(?:s|es)?(?![\w'])",
+    # A name counts in the plural too ("mushroom islands", "witch huts"); a verb as written.
+    plural = r"(?:s|es)?" if table == "names" else ""
+    return re.compile(r"(?<![\w'])(" + "|".join(re.escape(p) for p in phrases) + r")" + plural + r"(?![\w'])",
                       re.IGNORECASE)
 
 

@@ -55,7 +55,10 @@ class FallbackSettings:
     block_kind_weight: float = 0.15     # a block with a phrase of the kind asked for (a number, a place...)
     block_subject_weight: float = 0.15  # a block on the page of what the question is about
     sentence_weights: dict = _weights(block=0.55, words=0.3, position=0.15)
-    type_weight: float = 0.3            # a sentence with a phrase of the kind asked for
+    type_weight: float = 0.3            # a sentence with a phrase of the kind asked for (times how surely:)
+    sure_kind_match: float = 1.5        # ... a number in the measure's units, a tool with its material
+    table_row_kind_match: float = 2.0   # ... a row of the table that lists such answers ("Drops")
+    later_row_step: float = 0.05        # ... less for each earlier row of its drop table
     sentence_length_norm: float = 0.5   # BM25's b for sentences: full normalisation over-rewards short ones
     max_embedded: int = 8               # blocks embedded per question; the rest cannot win on words
     typed_blocks: int = 6               # typed questions read more blocks: list items rarely repeat the question

@@ -33,20 +33,21 @@ IRREGULAR_STEMS = {
     "xp": "experi", "exp": "experi", "hp": "health",
 }
 # Irregular verb forms -> the plain verb ("pigs can be BRED using carrots" answers "what do you feed
-# pigs to BREED them"); stemmed like any word when the analyzer starts.
+# pigs to BREED them"); stemmed like any word when the analyzer starts. Forms that are also common
+# nouns or adjectives ("bit", "saw", "shot", "lit", "fell") are left out.
 IRREGULAR_FORMS = {
     "bred": "breed", "fed": "feed", "ate": "eat", "eaten": "eat", "caught": "catch", "dug": "dig",
     "threw": "throw", "thrown": "throw", "drank": "drink", "drunk": "drink", "built": "build",
-    "held": "hold", "rode": "ride", "ridden": "ride", "struck": "strike", "fell": "fall", "fallen": "fall",
-    "sold": "sell", "bought": "buy", "brought": "bring", "kept": "keep", "shot": "shoot", "wore": "wear",
+    "held": "hold", "rode": "ride", "ridden": "ride", "struck": "strike", "fallen": "fall",
+    "sold": "sell", "bought": "buy", "brought": "bring", "kept": "keep", "wore": "wear",
     "worn": "wear", "won": "win", "hid": "hide", "hidden": "hide", "broke": "break", "broken": "break",
     "chose": "choose", "chosen": "choose", "flew": "fly", "flown": "fly", "froze": "freeze",
-    "frozen": "freeze", "lit": "light", "slept": "sleep", "swam": "swim", "stole": "steal",
-    "stolen": "steal", "bit": "bite", "bitten": "bite", "laid": "lay", "hung": "hang", "woke": "wake",
+    "frozen": "freeze", "slept": "sleep", "swam": "swim", "stole": "steal",
+    "stolen": "steal", "bitten": "bite", "laid": "lay", "hung": "hang", "woke": "wake",
     "burnt": "burn", "sank": "sink", "sunk": "sink", "spun": "spin", "grew": "grow", "blew": "blow",
-    "blown": "blow", "sent": "send", "spent": "spend", "led": "lead", "met": "meet", "paid": "pay",
-    "thrived": "thrive", "went": "go", "gone": "go", "came": "come", "ran": "run", "saw": "see",
-    "seen": "see", "knew": "know", "known": "know", "told": "tell", "wrote": "write", "written": "write",
+    "blown": "blow", "sent": "send", "spent": "spend", "paid": "pay", "went": "go", "gone": "go",
+    "came": "come", "ran": "run", "seen": "see", "knew": "know", "known": "know", "told": "tell",
+    "wrote": "write", "written": "write",
 }
 
 

@@ -12,7 +12,7 @@ import re
 from jarvis.fallback.trimming import clause_end, strip_span
 from jarvis.lexical import TermAnalyzer
 
-# Answer kinds: what sort of phrase a question asks for, read from its opening words. A
+# Answer kinds: what sort of phrase a question asks for, read from its words (mostly the opening ones). A
 # sentence that holds such a phrase gets TYPE_WEIGHT more, and the answer is trimmed to it.
 QUANTITY, PLACE, RECIPE, TOOL, DROPS = "quantity", "place", "recipe", "tool", "drops"
 METHOD, YES_NO, PURPOSE = "method", "yes-no", "purpose"
@@ -28,8 +28,8 @@ QUESTION_KINDS = (
                         r"\bhow to (make|craft|build)\b|\b(made|crafted) (of|from|with)\b")),
     (TOOL, re.compile(r"^(what|which) (\w+ )?(tool|pickaxe)s?\b")),
     # "what does silk touch do?", "what is an anvil used for?": what it does, not what it is.
-    (PURPOSE, re.compile(r"^what (does|do|did) .+ do\b|^what (can|do|should) (i|you|we) do with\b|"
-                         r"\bused for\b|^what('?s| is| are| was) .+ (good )?for\W*$")),
+    (PURPOSE, re.compile(r"^what (does|do|did) (?!(?:i|you|we) ).+ do\b|^what (can|do|should) (i|you|we) do with\b|"
+                         r"\bused for\W*$|^what('?s| is| are| was) .+ (good )?for\W*$")),
     (DROPS, re.compile(r"\b(drop|drops|loot)\b")),
     # "how do you tame a wolf?": the means, "by feeding it bones", "Feeding a wild wolf a bone ...".
     (METHOD, re.compile(r"^how (do|can|would|should|to|does) (i |you |we |one |a |an |the )?\w+|"
@@ -40,7 +40,7 @@ QUESTION_KINDS = (
 # A number: "8", "1.5", "1,280", "0-2", "20-34", "Y=40", "25%", a duration "2:28" or "1:40:00", a size
 # "4×5", or a count in words ("twelve").
 NUMBER_WORDS = (r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
-                r"hundred|twice|thrice|half|double|triple")
+                r"hundred|twice|thrice")
 NUMBER = (r"(?:(?:[xyz]\s?=\s?)?-?\d+(?::\d\d){1,2}|(?:[xyz]\s?=\s?)?-?\d+(?:[.,]\d+)*"
           r"(?:\s?[-\u2013\u00d7x]\s?\d+(?:[.,]\d+)*)?%?|\b(?:" + NUMBER_WORDS + r")\b)")
 # A count of ingredients, in digits or words ("4 Sand", "four Planks").
@@ -70,11 +70,13 @@ DROP_SENTENCE = re.compile(r"\bdrop(s|ped)?\b.*\d|\d.*\bdropped\b", re.IGNORECAS
 # The means in a sentence: "by feeding it ...", "using shears", a sentence that opens with what is
 # done ("Feeding a wild wolf a bone has a chance to tame it").
 METHOD_PHRASES = (
-    re.compile(r"\b((?:by|through)\s+\w+ing\b[^.;]*)", re.IGNORECASE),
+    # "by adding phantom membranes, with each membrane restoring ...": the means, not what follows.
+    re.compile(r"\b((?:by|through)\s+[\w-]+ing\b[^.;]*?)(?=,\s+(?:with|which|while|each|but|so|after|before|making|"
+               r"causing)\b|[.;]|$)", re.IGNORECASE),
     re.compile(r"^\s*((?:[A-Z]\w+ing)\b[^,;.]*?)\s+(?:has|have|is|are|will|can|makes?|gives?|causes?|activates?|"
                r"triggers?|lets?|allows?|starts?|puts?|turns?|removes?|cures?|summons?|creates?|produces?)\b"),
     # "using shears", "with raw fish", "using carrots, potatoes or beetroots" (a list stays whole).
-    re.compile(r"\b((?:using|with)\s+(?:a |an |the )?[\w'-]+(?: [\w'-]+){0,3}?"
+    re.compile(r"\b((?:using|with)\s+(?:a |an |the )?[\w'-]+(?: [\w'-]+)*?"
                r"(?:(?:,\s*[\w'-]+(?: [\w'-]+){0,3}?)*,?\s+(?:or|and)\s+[\w'-]+(?: [\w'-]+){0,3}?)?)"
                r"(?=[,.;]|\s+\(|\s+(?:to|and|or|while|when)\b|$)", re.IGNORECASE),
 )
@@ -89,15 +91,23 @@ NEGATION_WORD = re.compile(rf"\b({NEGATION})\b", re.IGNORECASE)
 POLARITY_WORD = re.compile(rf"\b({NEGATION}|only|always|must|requires?|can|may)\b", re.IGNORECASE)
 # Where the clause that holds a polarity word begins: after a comma, a semicolon, a bracket, or a
 # conjunction ("... faster and it cannot kill", "... the property that no hostile mobs spawn").
-CLAUSE_START = re.compile(r"(?:[,;(]|\b(?:and|but|that|which|so|because|while|although|though))\s+",
+CLAUSE_START = re.compile(r"[,;]\s+|\(\s*|\b(?:and|but|that|which|so|because|while|although|though)\s+",
                           re.IGNORECASE)
 # Where what a thing does begins in a sentence about it: "... used to LOCATE strongholds", "a block
 # that GIVES access to ...", "an enchantment applied to a sword, INCREASING the damage ...".
-PURPOSE_START = re.compile(r"\bused (?:\w+ly )?(?:to|for)\s+|\b(?:that|which)\s+(?!is\b|are\b|was\b|were\b)|"
-                           r",\s+(?=\w+ing\b)", re.IGNORECASE)
+PURPOSE_START = re.compile(r"\bused (?:\w+ly )?(?:to|for)\s+|"
+                           r"\b(?:that|which)\s+(?!(?:is|are|was|were|the|a|an|it|its|they|their)\b)|"
+                           r",\s+(?!(?:during|nothing|something|anything|everything|string|building|ceiling|"
+                           r"morning|evening|including)\b)(?=\w+ing\b)", re.IGNORECASE)
 # Words that only say a question is a recipe question: every sentence about the block "makes" something.
 RECIPE_VERBS = frozenset({"make", "craft", "build", "creat", "get"})
 DROP_WORDS = frozenset({"drop", "loot"})
+# A drop table's row for the roll that drops nothing.
+NO_DROP = frozenset({"nothing", "none", "empty"})
+
+
+def is_no_drop(item: str) -> bool:
+    return item.strip().casefold() in NO_DROP
 
 
 def question_kind(question: str) -> str | None:
@@ -132,17 +142,23 @@ BEST = re.compile(r"\b(best|most common|commonest)\b", re.IGNORECASE)
 BEST_HEADERS = ("most", "best", "common")
 
 
+def how_measure(question: str) -> str | None:
+    """The measure of a "how long/fast/far/often..." question ("long"), else None."""
+    match = HOW_MEASURE.match(" ".join(question.split()))
+    return match.group(1).lower() if match else None
+
+
 def measure_headers(question: str) -> tuple[str, ...]:
     """Header words that give the measure a "how long/fast/far..." or "best ..." question asks for."""
-    match = HOW_MEASURE.match(" ".join(question.split()))
-    headers = MEASURE_HEADERS[match.group(1).lower()] if match else ()
+    measure = how_measure(question)
+    headers = MEASURE_HEADERS[measure] if measure else ()
     return headers + BEST_HEADERS if BEST.search(question) else headers
 
 
 def measure_units(question: str) -> re.Pattern | None:
     """The words a sentence gives the measure a "how long/often/fast/far" question asks for in."""
-    match = HOW_MEASURE.match(" ".join(question.split()))
-    return MEASURE_UNITS.get(match.group(1).lower()) if match else None
+    measure = how_measure(question)
+    return MEASURE_UNITS.get(measure) if measure else None
 
 
 def query_terms(analyzer: TermAnalyzer, question: str, kind: str | None) -> list[str]:
@@ -153,9 +169,9 @@ def query_terms(analyzer: TermAnalyzer, question: str, kind: str | None) -> list
     about must stay, or every "table" would match.
     """
     query = analyzer.terms(question)
-    measure = HOW_MEASURE.match(" ".join(question.split()))
+    measure = how_measure(question)
     if measure is not None and len(query) > 1:
-        word = analyzer.terms(measure.group(1))
+        word = analyzer.terms(measure)
         if word and word[0] in query:
             query.remove(word[0])
     if kind == DROPS and set(query) - DROP_WORDS:
@@ -202,8 +218,12 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
     """
     if kind == QUANTITY:
         given = set(re.findall(r"\d+", question))
-        phrases = [m for m in NUMBER_PHRASE.finditer(text, sentence_start, sentence_end)
-                   if not set(re.findall(r"\d+", m.group(0))) & given]
+
+        def only_given(phrase: str) -> bool:
+            numbers = set(re.findall(r"\d+", phrase))
+            return bool(numbers) and numbers <= given
+
+        phrases = [m for m in NUMBER_PHRASE.finditer(text, sentence_start, sentence_end) if not only_given(m.group(0))]
         if not phrases:
             return None
         # The number about what was asked, else the first one in the general trim, else the first.
@@ -235,9 +255,9 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
         for match in POLARITY_WORD.finditer(text, sentence_start, sentence_end):
             opens = [m.end() for m in CLAUSE_START.finditer(text, sentence_start, match.start())]
             begin = opens[-1] if opens else sentence_start
-            end = clause_end(text, match.start(), sentence_end)
-            aside = text.find(" (", match.end(), end)   # "it cannot kill (it does, however, ...)"
-            clauses.append((begin, aside if aside >= 0 else end))
+            stop = clause_end(text, match.start(), sentence_end)
+            aside = text.find(" (", match.end(), stop)   # "it cannot kill (it does, however, ...)"
+            clauses.append((begin, aside if aside >= 0 else stop))
         if not clauses:
             return None
         best = max(clauses, key=lambda c: (relevance(text[c[0]:c[1]]), -c[0]))
@@ -272,6 +292,9 @@ SECTION_HINTS = {
 # Sections for modders and technical players (identifiers, block states, sound events): they answer a
 # player's question only when it asks for them.
 TECHNICAL_SECTIONS = ("data values", "sounds", "block states", "entity data", "item data", "gallery")
+
+
+SURE_SECTION = 0.75   # section_matches from here on: the section (or its parent) is named for the kind
 
 
 def section_matches(kind: str | None, section: tuple[str, ...] | list[str]) -> float:

@@ -8,10 +8,11 @@
    by a word of the question ("Taming" for "how do I tame"), and whether a sentence of it holds
    the kind of phrase asked for (kinds.py).
 3. Which page: the subject's own page. When a page of the results is what the question is about
-   (every word of its title is asked; the most specific such page) and it says anything about the
-   question, only its blocks are read: a page about something else never answers then.
+   (every word of its title is asked; the best-ranked such page) and it says anything about the
+   question, only its blocks are read: a page about something else never answers then, and on it
+   the subject's own name says nothing.
 4. Which sentence of the best blocks: the block's score, the question's words in the sentence,
-   its place in the block, and whether it holds the kind of phrase asked for.
+   its place in the block, and how surely it holds the kind of phrase asked for.
 5. Trimming (trimming.py, kinds.py).
 """
 from __future__ import annotations
@@ -22,10 +23,11 @@ from typing import Sequence
 from jarvis.config import FallbackSettings
 from jarvis.fallback.blocks import Block, Sentence, split_blocks
 from index.glossary import expand_question
-from jarvis.fallback.kinds import (DROPS, EXPERIENCE, PROPERTY_STEMS, QUANTITY, RECIPE, TOOL, TOOL_MATERIAL, kind_matches,
-                                   measure_headers, measure_units, query_terms, question_kind, section_matches,
-                                   trim_to_kind)
-from jarvis.fallback.tables import INGREDIENTS_HEADER, parse_row
+from crawler.tables import INGREDIENTS_HEADER
+from jarvis.fallback.kinds import (DROPS, EXPERIENCE, PROPERTY_STEMS, QUANTITY, RECIPE, SURE_SECTION, TOOL,
+                                   TOOL_MATERIAL, is_no_drop, kind_matches, measure_headers, measure_units,
+                                   query_terms, question_kind, section_matches, trim_to_kind)
+from jarvis.fallback.tables import parse_row
 from jarvis.fallback.trimming import answer_opening, answer_start, clause_end, says_something, strip_span
 from jarvis.lexical import TermAnalyzer, Word, bm25_scores
 from jarvis.reader import Passage, Span
@@ -53,7 +55,7 @@ class ScoredSentence:
     sentence: Sentence
     block: ScoredBlock
     words: float             # BM25 of the question's words in the sentence, relative to the best
-    kind_match: float = 0.0  # 1 when the sentence holds the kind of phrase asked for
+    kind_match: float = 0.0  # how surely it holds the kind of phrase asked for (see _holds_kind)
     score: float = field(default=0.0)
 
     def combine(self, settings: FallbackSettings) -> "ScoredSentence":
@@ -96,6 +98,7 @@ class SentenceReader:
         words = _relative(bm25_scores(query, [self.analyzer.terms(b.text) for b in blocks]))
         if not any(words):
             return []  # nothing read mentions anything asked: Jarvis does not know
+        words = [1.0 if self._row_named(b.text, query) else x for b, x in zip(blocks, words)]
         worst_rank = max(b.passages[0].page_rank for b in blocks) or 1
         weights = dict(self.block_weights)
         subjects = self.subject_titles(query, [p.title for p in sorted(passages, key=lambda p: p.page_rank)])
@@ -110,7 +113,7 @@ class SentenceReader:
         asked = set(query) - {t for title in subjects for t in self.analyzer.terms(title)}
         scored = [ScoredBlock(b, words=x, rank=1.0 - b.passages[0].page_rank / worst_rank,
                               lead=float(b.opens_page),
-                              kind=min(1.0, max((_holds_kind(kind, s) for s in b.sentences()), default=0.0)),
+                              kind=min(1.0, max((self._holds_kind(kind, s) for s in b.sentences()), default=0.0)),
                               subject=float(b.title in subjects),
                               section=0.0 if definition else self._section_score(kind, asked, b))
                   .combine(weights) for b, x in zip(blocks, words)]
@@ -178,8 +181,8 @@ class SentenceReader:
             return []
         # On the subject's own page its name says nothing: "Glimmer Skull" is no better a drop of
         # the glimmer than "Glow Dust".
-        ranked_titles = [b.block.title for b in sorted(best_blocks, key=lambda b: b.block.passages[0].page_rank)]
-        subject_terms = {t for title in self.subject_titles(query, ranked_titles) for t in self.analyzer.terms(title)}
+        subject_terms = {t for title in {b.block.title for b in best_blocks if b.subject}
+                         for t in self.analyzer.terms(title)}   # as the block stage found it
         query = [t for t in query if t not in subject_terms]
         words = _relative(bm25_scores(query, [self.analyzer.terms(s.text) for _, s in candidates],
                                       b=settings.sentence_length_norm))
@@ -187,11 +190,41 @@ class SentenceReader:
         # is about what was asked, however often its name appears in the other candidates.
         words = [1.0 if self._row_named(s.passage.text, query) else x for (_, s), x in zip(candidates, words)]
         measures, units = measure_headers(question), measure_units(question)
-        later_row = _later_row_penalty(passages) if kind == DROPS else {}
-        scored = [ScoredSentence(s, b, x, _holds_kind(kind, s, measures, units, listed=bool(b.block.lead_in))
+        later_row = _later_row_penalty(passages, settings.later_row_step) if kind == DROPS else {}
+        scored = [ScoredSentence(s, b, x, self._holds_kind(kind, s, measures, units, listed=bool(b.block.lead_in))
                                  - later_row.get(id(s.passage), 0.0))
                   .combine(settings) for (b, s), x in zip(candidates, words)]
         return sorted(scored, key=lambda s: -s.score)
+
+    def _holds_kind(self, kind: str | None, sentence: Sentence, measures: tuple[str, ...] = (), units=None,
+                    listed: bool = False) -> float:
+        """How surely a sentence holds the kind of answer asked for: 1 for a phrase of that kind;
+        ``settings.sure_kind_match`` for a number in the units of the measure asked for ("every ...
+        minutes" for "how often"), a tool of a named material, or an item of the list in the Drops
+        section; ``settings.table_row_kind_match`` for a row of a table in the section that lists such
+        answers, or with a column of the measure asked for ("Length" for "how long"); else 0."""
+        settings = self.settings
+        text = sentence.passage.text
+        row = parse_row(text)
+        in_its_section = section_matches(kind, sentence.passage.section) >= SURE_SECTION
+        if row is not None and in_its_section:
+            if kind == RECIPE:   # a row without ingredients ("Block of Netherite: 9") is no sure recipe
+                return settings.table_row_kind_match if _ingredient_cells(text, row) else 1.0
+            if kind == DROPS and any(c.isdigit() for c in text[row.subject_end:]) \
+                    and not is_no_drop(text[row.subject_start:row.subject_end]):
+                return settings.table_row_kind_match
+        if row is not None and kind == QUANTITY and measures:
+            headers = {word for c in row.cells for word in text[c.header_start:c.header_end].lower().split()}
+            if headers & set(measures):
+                return settings.table_row_kind_match
+        if kind == DROPS and listed and in_its_section and not EXPERIENCE.search(text):
+            return settings.sure_kind_match   # an item of the list under "Witches drop:"
+        matches = float(kind_matches(kind, sentence.text))
+        if matches and kind == QUANTITY and units is not None and units.search(sentence.text):
+            return settings.sure_kind_match
+        if matches and kind == TOOL and TOOL_MATERIAL.search(sentence.text):
+            return settings.sure_kind_match
+        return matches
 
     def _row_named(self, text: str, query: list[str]) -> bool:
         row = parse_row(text)
@@ -208,7 +241,7 @@ class SentenceReader:
         subject = {w.stem for w in self.analyzer.words(sentence.passage.title)}
         question_words = self.analyzer.words(question)
         cut = answer_start(question_words, words, subject)
-        start = answer_opening(text, sentence.start, words[cut].start) if cut is not None else sentence.start
+        start = answer_opening(text, sentence.start, words[cut].start, sentence.end) if cut is not None else sentence.start
         end = clause_end(text, start, sentence.end)
         if not says_something([w for w in words if start <= w.start < end]):
             start, end = sentence.start, sentence.end  # nothing left worth saying: the whole sentence
@@ -230,7 +263,7 @@ class SentenceReader:
         if kind == RECIPE:
             # "Golden Apple — Ingredients: Gold Ingot+ Apple": how it is made; a row without an
             # ingredient list (a "Crafting ingredient" row) is what the subject makes.
-            ingredients = [c for c in row.cells if INGREDIENTS_HEADER.match(text[c.header_start:c.header_end])]
+            ingredients = _ingredient_cells(text, row)
             if ingredients:
                 return ingredients[0].value_start, ingredients[0].value_end
         if kind not in (DROPS, RECIPE) and row.cells:
@@ -246,62 +279,22 @@ class SentenceReader:
         return row.subject_start, row.subject_end
 
 
-# A phrase of the kind asked for that says more of what was asked: a number in the measure's units,
-# a tool with its material ("a diamond or netherite pickaxe" for "what pickaxe do I need").
-SURE_KIND_MATCH = 1.5
-# A drop table's row for the roll that drops nothing.
-NO_DROP = frozenset({"nothing", "none", "empty"})
-# A table row in the section that lists the kind of answer asked for (a row of the "Drops" table for
-# "what do X drop") is surer evidence than a sentence that merely holds such a phrase.
-TABLE_ROW_KIND_MATCH = 2.0
-
-
-# A drop table lists the usual drops first and the rare ones (a skull, "Nothing") last: each row
-# after the first of its table is a little less sure an answer to "what do X drop".
-LATER_ROW_STEP = 0.05
-
-
-def _later_row_penalty(passages: Sequence[Passage]) -> dict[int, float]:
-    """LATER_ROW_STEP times the number of table rows before each row of the same page section."""
+def _later_row_penalty(passages: Sequence[Passage], step: float) -> dict[int, float]:
+    """``step`` times the number of table rows before each row in the same section of its page: a drop
+    table lists the usual drops first and the rare ones (a skull, "Nothing") last."""
     seen: dict[tuple, int] = {}
     penalty = {}
     for passage in passages:
         if parse_row(passage.text) is None:
             continue
         key = (passage.title, passage.page_rank, passage.section)
-        penalty[id(passage)] = LATER_ROW_STEP * seen.get(key, 0)
+        penalty[id(passage)] = step * seen.get(key, 0)
         seen[key] = seen.get(key, 0) + 1
     return penalty
 
 
-def _holds_kind(kind: str | None, sentence: Sentence, measures: tuple[str, ...] = (), units=None,
-                listed: bool = False) -> float:
-    """How surely a sentence holds the kind of answer asked for: 1 for a phrase of that kind, more
-    for a number in the units of the measure asked for ("every ... minutes" for "how often") or a
-    tool of a named material, TABLE_ROW_KIND_MATCH for a row of a table in the section that lists
-    such answers or with a column of the measure asked for ("Length" for "how long"), else 0."""
-    text = sentence.passage.text
-    if kind in (DROPS, RECIPE) and section_matches(kind, sentence.passage.section) >= 0.75:
-        row = parse_row(text)
-        if row is not None and kind == RECIPE and not any(
-                INGREDIENTS_HEADER.match(text[c.header_start:c.header_end]) for c in row.cells):
-            return 1.0   # a row of the recipe table without ingredients ("Block of Netherite: 9")
-        if row is not None and (kind != DROPS or any(c.isdigit() for c in text[row.subject_end:])
-                                and text[row.subject_start:row.subject_end].casefold() not in NO_DROP):
-            return TABLE_ROW_KIND_MATCH
-    if measures and (row := parse_row(text)) is not None:
-        headers = {word for c in row.cells for word in text[c.header_start:c.header_end].lower().split()}
-        if headers & set(measures):
-            return TABLE_ROW_KIND_MATCH
-    matches = float(kind_matches(kind, sentence.text))
-    if kind == DROPS and listed and section_matches(kind, sentence.passage.section) >= 0.75 \
-            and not EXPERIENCE.search(text):
-        return SURE_KIND_MATCH   # an item of the list under "Witches drop:" in the Drops section
-    if matches and kind == QUANTITY and units is not None and units.search(sentence.text):
-        return SURE_KIND_MATCH
-    if matches and kind == TOOL and TOOL_MATERIAL.search(sentence.text):
-        return SURE_KIND_MATCH
-    return matches
+def _ingredient_cells(text: str, row) -> list:
+    return [c for c in row.cells if INGREDIENTS_HEADER.match(text[c.header_start:c.header_end])]
 
 
 def _relative(scores: list[float]) -> list[float]:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from crawler.tables import INGREDIENTS_HEADER  # noqa: F401  (the format's own word for a recipe's inputs)
-
 SUBJECT_SEPARATOR = " \u2014 "           # " — "
 _CELL = re.compile(r"\s*([^;:]{1,60}?):\s+([^;]+?)\s*(?:;|\.?$)")
 

@@ -64,15 +64,16 @@ def clause_end(text: str, start: int, end: int) -> int:
 LEADING_COPULA = re.compile(r"(?:is|are|was|were)\s+(?=\S)", re.IGNORECASE)
 
 
-def answer_opening(text: str, sentence_start: int, start: int) -> int:
+def answer_opening(text: str, sentence_start: int, start: int, sentence_end: int) -> int:
     """Where an answer cut at ``start`` opens: after a bracket the cut fell in ("Swamp huts (also known
-    as witch | huts) are small structures ..."), and after a copula left at its front ("are arid-land
-    biomes" -> "arid-land biomes")."""
-    opened = text.rfind("(", sentence_start, start)
-    if opened >= 0 and text.rfind(")", opened, start) < 0:
-        closed = text.find(")", start)
-        if closed >= 0:
-            start = closed + 1
+    as witch | huts) are small structures ...", "45[JE | only] seconds"), and after a copula left at
+    its front ("are arid-land biomes" -> "arid-land biomes")."""
+    for left, right in ("()", "[]"):
+        opened = text.rfind(left, sentence_start, start)
+        if opened >= 0 and text.rfind(right, opened, start) < 0:
+            closed = text.find(right, start, sentence_end)
+            if closed >= 0:
+                start = closed + 1
     while start < len(text) and (text[start].isspace() or text[start] in ",;:-"):
         start += 1
     copula = LEADING_COPULA.match(text, start)
