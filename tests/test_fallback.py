@@ -339,3 +339,12 @@ def test_a_table_row_the_question_names_answers_however_common_its_name(reader):
         (["Jukebox"], "Glowstep \u2014 Signal: 13."),
     ])
     assert reader.read("how long is the glowstep song", passages_of(page)).text == "2:28"
+
+
+def test_a_negative_number_keeps_its_sign_and_a_see_aside_is_cut():
+    text = "The glimmer city generates at layer -51, under the lakes."
+    start, end = trim_to_kind(QUANTITY, text, 0, len(text), 0, len(text), question="what y level is the glimmer city")
+    assert text[start:end] == "-51"
+    from jarvis.fallback.trimming import clause_end
+    text = "It is built from 4 glow blocks in a T shape (see image on the right) on open ground."
+    assert text[text.index("from"):clause_end(text, text.index("from"), len(text))] == "from 4 glow blocks in a T shape"

@@ -15,7 +15,8 @@ from jarvis.lexical import Word
 MAX_ANSWER_WORDS = 25
 # Where an answer clause stops: a semicolon, a dash, a full stop, or a comma before a new clause.
 CLAUSE_END = re.compile(r"\s*(;|\s[-\u2013\u2014]\s|\.(\s|$)|,\s+(?=(but|which|while|so|although|though|"
-                        r"because|unless|where|when|whereas|as|if|since|except|instead|otherwise|including)\b))")
+                        r"because|unless|where|when|whereas|as|if|since|except|instead|otherwise|including)\b)|"
+                        r"\s\((?=see\b))")   # "(see image on the right)" is no part of an answer
 AND_CLAUSE = re.compile(r",\s+and\s")
 # Words that only glue a question together; never the question's own verb or property.
 FUNCTION_WORDS = frozenset("a an the of in on at to for from with by into onto about and or you your i we "
@@ -81,8 +82,10 @@ def answer_opening(text: str, sentence_start: int, start: int, sentence_end: int
 
 
 def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
-    """Drop surrounding spaces and separators (keeps closing brackets, drops a final full stop)."""
-    while start < end and (text[start].isspace() or text[start] in ",;:-"):
+    """Drop surrounding spaces and separators (keeps closing brackets and a minus sign, drops a final
+    full stop)."""
+    while start < end and (text[start].isspace() or text[start] in ",;:"
+                           or text[start] == "-" and not text[start + 1:start + 2].isdigit()):
         start += 1
     while end > start and (text[end - 1].isspace() or text[end - 1] in ",;:."):
         end -= 1
