@@ -348,3 +348,11 @@ def test_a_negative_number_keeps_its_sign_and_a_see_aside_is_cut():
     from jarvis.fallback.trimming import clause_end
     text = "It is built from 4 glow blocks in a T shape (see image on the right) on open ground."
     assert text[text.index("from"):clause_end(text, text.index("from"), len(text))] == "from 4 glow blocks in a T shape"
+
+
+def test_sections_about_the_page_rather_than_the_thing_count_against_an_answer():
+    from jarvis.fallback.kinds import section_matches
+    for section in (("Trivia",), ("History", "Java Edition"), ("Data values", "ID")):
+        assert section_matches(RECIPE, section) == -1.0
+        assert section_matches(None, section) == -1.0
+    assert section_matches(RECIPE, ("Obtaining", "Crafting")) == 1.0

@@ -289,9 +289,10 @@ SECTION_HINTS = {
 }
 
 
-# Sections for modders and technical players (identifiers, block states, sound events): they answer a
-# player's question only when it asks for them.
-TECHNICAL_SECTIONS = ("data values", "sounds", "block states", "entity data", "item data", "gallery")
+# Sections for modders and technical players (identifiers, block states, sound events) and about the
+# page rather than the thing (history, trivia, known issues): they count against an answer.
+TECHNICAL_SECTIONS = ("data values", "sounds", "block states", "entity data", "item data", "gallery", "history",
+                      "trivia", "issues", "references", "video", "achievements", "advancements")
 
 
 SURE_SECTION = 0.75   # section_matches from here on: the section (or its parent) is named for the kind
