@@ -46,7 +46,8 @@ GLOSSARY: dict[str, str] = {
     "hell": "the nether", "end dimension": "the end", "nether fort": "nether fortress",
     "bastion": "bastion remnant", "mansion": "woodland mansion",
     # mechanics
-    "xp": "experience", "exp": "experience", "hp": "health", "hearts": "health", "day night cycle": "daylight cycle", "day length": "daylight cycle",
+    "xp": "experience", "exp": "experience", "hp": "health", "hearts": "health",
+    "day night cycle": "daylight cycle", "day length": "daylight cycle",
     "minecraft day": "daylight cycle", "mob cap": "spawn", "afk": "idle",
     # where a material is mined is said on its ore's page ("what y level are diamonds at": Diamond Ore)
     "y level": "ore", "y-level": "ore", "branch mine": "ore", "strip mine": "ore",

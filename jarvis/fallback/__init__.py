@@ -28,8 +28,8 @@ log = logging.getLogger(__name__)
 
 FALLBACK_KINDS = ("auto", "minilm", "lexical")
 
-__all__ = ["DROPS", "FALLBACK_KINDS", "METHOD", "PLACE", "PURPOSE", "QUANTITY", "RECIPE", "TOOL", "YES_NO", "FallbackError",
-           "SentenceReader", "load_fallback_reader", "question_kind"]
+__all__ = ["DROPS", "FALLBACK_KINDS", "METHOD", "PLACE", "PURPOSE", "QUANTITY", "RECIPE", "TOOL", "YES_NO",
+           "FallbackError", "SentenceReader", "load_fallback_reader", "question_kind"]
 
 
 class FallbackError(JarvisError):

@@ -20,10 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from crawler.tables import INGREDIENTS_HEADER
+from index.glossary import expand_question
 from jarvis.config import FallbackSettings
 from jarvis.fallback.blocks import Block, Sentence, split_blocks
-from index.glossary import expand_question
-from crawler.tables import INGREDIENTS_HEADER
 from jarvis.fallback.kinds import (DROPS, EXPERIENCE, PROPERTY_STEMS, QUANTITY, RECIPE, SURE_SECTION, TOOL,
                                    TOOL_MATERIAL, is_no_drop, kind_matches, measure_headers, measure_units,
                                    query_terms, question_kind, section_matches, trim_to_kind)
@@ -241,7 +241,8 @@ class SentenceReader:
         subject = {w.stem for w in self.analyzer.words(sentence.passage.title)}
         question_words = self.analyzer.words(question)
         cut = answer_start(question_words, words, subject)
-        start = answer_opening(text, sentence.start, words[cut].start, sentence.end) if cut is not None else sentence.start
+        start = (answer_opening(text, sentence.start, words[cut].start, sentence.end) if cut is not None
+                 else sentence.start)
         end = clause_end(text, start, sentence.end)
         if not says_something([w for w in words if start <= w.start < end]):
             start, end = sentence.start, sentence.end  # nothing left worth saying: the whole sentence
