@@ -34,26 +34,24 @@ def _port(text: str) -> int:
     return value
 
 
-def _positive(text: str) -> int:
-    """argparse type: an integer >= 1."""
+def _whole_number(text: str, minimum: int, rule: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be {rule}, got {value}")
     return value
+
+
+def _positive(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    return _whole_number(text, 1, "at least 1")
 
 
 def _non_negative(text: str) -> int:
     """argparse type: an integer >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+    return _whole_number(text, 0, "0 or more")
 
 
 class _Parser(argparse.ArgumentParser):
