@@ -34,7 +34,7 @@ QUESTION_KINDS = (
     # "how do you tame a wolf?": the means, "by feeding it bones", "Feeding a wild wolf a bone ...".
     (METHOD, re.compile(r"^how (do|can|would|should|to|does) (i |you |we |one |a |an |the )?\w+|"
                         r"^what (\w+ )?(do|can|should|would) (i|you|we) (use|need|feed|give)\b")),
-    # "can poison kill you?": the clause that says whether ("it cannot kill"), not a definition.
+    # "can glimmers swim?": the clause that says whether ("they cannot swim"), not a definition.
     (YES_NO, re.compile(r"^(can|could|do|does|did|is|are|was|were|will|would|should|has|have)\b")),
 )
 # A number: "8", "1.5", "1,280", "0-2", "20-34", "Y=40", "25%", a duration "2:28" or "1:40:00", a size
@@ -70,12 +70,12 @@ DROP_SENTENCE = re.compile(r"\bdrop(s|ped)?\b.*\d|\d.*\bdropped\b", re.IGNORECAS
 # The means in a sentence: "by feeding it ...", "using shears", a sentence that opens with what is
 # done ("Feeding a wild wolf a bone has a chance to tame it").
 METHOD_PHRASES = (
-    # "by adding phantom membranes, with each membrane restoring ...": the means, not what follows.
+    # "by adding lake pearls, with each pearl healing ...": the means, not what follows.
     re.compile(r"\b((?:by|through)\s+[\w-]+ing\b[^.;]*?)(?=,\s+(?:with|which|while|each|but|so|after|before|making|"
                r"causing)\b|[.;]|$)", re.IGNORECASE),
     re.compile(r"^\s*((?:[A-Z]\w+ing)\b[^,;.]*?)\s+(?:has|have|is|are|will|can|makes?|gives?|causes?|activates?|"
                r"triggers?|lets?|allows?|starts?|puts?|turns?|removes?|cures?|summons?|creates?|produces?)\b"),
-    # "using shears", "with raw fish", "using carrots, potatoes or beetroots" (a list stays whole).
+    # "using shears", "with raw fish", "using pearls, dust or moss" (a list stays whole).
     re.compile(r"\b((?:using|with)\s+(?:a |an |the )?[\w'-]+(?: [\w'-]+)*?"
                r"(?:(?:,\s*[\w'-]+(?: [\w'-]+){0,3}?)*,?\s+(?:or|and)\s+[\w'-]+(?: [\w'-]+){0,3}?)?)"
                r"(?=[,.;]|\s+\(|\s+(?:to|and|or|while|when)\b|$)", re.IGNORECASE),
@@ -90,11 +90,11 @@ NEGATION = (r"cannot|can't|can not|not|never|no|none|neither|nor|unable|impossib
 NEGATION_WORD = re.compile(rf"\b({NEGATION})\b", re.IGNORECASE)
 POLARITY_WORD = re.compile(rf"\b({NEGATION}|only|always|must|requires?|can|may)\b", re.IGNORECASE)
 # Where the clause that holds a polarity word begins: after a comma, a semicolon, a bracket, or a
-# conjunction ("... faster and it cannot kill", "... the property that no hostile mobs spawn").
+# conjunction ("... slowly, but they cannot swim", "... the lake that no glimmer leaves").
 CLAUSE_START = re.compile(r"[,;]\s+|\(\s*|\b(?:and|but|that|which|so|because|while|although|though)\s+",
                           re.IGNORECASE)
 # Where what a thing does begins in a sentence about it: "... used to LOCATE strongholds", "a block
-# that GIVES access to ...", "an enchantment applied to a sword, INCREASING the damage ...".
+# that GIVES light to ...", "a charm worn on a boot, SPEEDING UP the wearer ...".
 PURPOSE_START = re.compile(r"\bused (?:\w+ly )?(?:to|for)\s+|"
                            r"\b(?:that|which)\s+(?!(?:is|are|was|were|the|a|an|it|its|they|their)\b)|"
                            r",\s+(?!(?:during|nothing|something|anything|everything|string|building|ceiling|"
@@ -175,7 +175,7 @@ def query_terms(analyzer: TermAnalyzer, question: str, kind: str | None) -> list
         if word and word[0] in query:
             query.remove(word[0])
     if kind == DROPS and set(query) - DROP_WORDS:
-        # "what loot do witches drop": the section says drops; "Looting increases each drop" is no answer.
+        # "what loot do glimmers drop": the section says drops; a line about looting is no answer.
         query = [term for term in query if term not in DROP_WORDS]
     if kind == RECIPE:
         verb = next((i for i, term in enumerate(query) if term in RECIPE_VERBS), None)
@@ -250,13 +250,13 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
         match = PURPOSE_START.search(text, start, end)
         return None if match is None else strip_span(text, match.end(), clause_end(text, match.end(), sentence_end))
     if kind == YES_NO:
-        # The clause with the polarity word nearest to what was asked ("... and it cannot kill").
+        # The clause with the polarity word nearest to what was asked ("... but they cannot swim").
         clauses = []
         for match in POLARITY_WORD.finditer(text, sentence_start, sentence_end):
             opens = [m.end() for m in CLAUSE_START.finditer(text, sentence_start, match.start())]
             begin = opens[-1] if opens else sentence_start
             stop = clause_end(text, match.start(), sentence_end)
-            aside = text.find(" (", match.end(), stop)   # "it cannot kill (it does, however, ...)"
+            aside = text.find(" (", match.end(), stop)   # "they cannot swim (they sink, ...)"
             clauses.append((begin, aside if aside >= 0 else stop))
         if not clauses:
             return None

@@ -66,9 +66,9 @@ LEADING_COPULA = re.compile(r"(?:is|are|was|were)\s+(?=\S)", re.IGNORECASE)
 
 
 def answer_opening(text: str, sentence_start: int, start: int, sentence_end: int) -> int:
-    """Where an answer cut at ``start`` opens: after a bracket the cut fell in ("Swamp huts (also known
-    as witch | huts) are small structures ...", "45[JE | only] seconds"), and after a copula left at
-    its front ("are arid-land biomes" -> "arid-land biomes")."""
+    """Where an answer cut at ``start`` opens: after a bracket the cut fell in ("Glimmer huts (also known
+    as lake | huts) are small cabins ...", "45[JE | only] seconds"), and after a copula left at its
+    front ("are misty biomes" -> "misty biomes")."""
     for left, right in ("()", "[]"):
         opened = text.rfind(left, sentence_start, start)
         if opened >= 0 and text.rfind(right, opened, start) < 0:
