@@ -356,3 +356,19 @@ def test_sections_about_the_page_rather_than_the_thing_count_against_an_answer()
         assert section_matches(RECIPE, section) == -1.0
         assert section_matches(None, section) == -1.0
     assert section_matches(RECIPE, ("Obtaining", "Crafting")) == 1.0
+
+
+@pytest.mark.parametrize("question, answer", [
+    # A height in the world: the Y coordinate, not the blob size or the light level beside it.
+    ("what y level are glimmer ores at", "Y=20 to Y=-40"),
+    ("what y level is glimmer ore most common", "a Y level of 12"),
+    # Odds: the percentage, not the count beside it.
+    ("what are the odds a glimmer ore drops a pearl", "4% chance"),
+])
+def test_a_measure_asked_in_other_words_picks_the_number_in_its_units(reader, question, answer):
+    page = ("Glimmer Ore", [
+        ([], "Glimmer ore is an ore found underground. Glimmer ore is most common at a Y level of 12."),
+        (["Natural generation"], "3 blobs of 1-6 ores per chunk, from Y=20 to Y=-40, when the light level is 0."),
+        (["Drops"], "Glimmer ore drops 1-2 glimmer dust, and 2 glimmer shards with a 4% chance of a pearl."),
+    ])
+    assert reader.read(question, passages_of(page)).text == answer

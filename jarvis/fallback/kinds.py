@@ -49,7 +49,7 @@ COUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|elev
 # A number phrase: a qualifier, the number, and up to three words naming what is counted.
 NUMBER_PHRASE = re.compile(
     r"(?<![\w=])((?:about|around|approximately|roughly|exactly|nearly|almost|only|up to|at least|at most|over|under|"
-    r"below|above|more than|less than|every|once every)\s+)?" + NUMBER + r"(?:\s+(?:to|or)\s+" + NUMBER + r")?"
+    r"below|above|more than|less than|every|once every|(?:a )?y[ -]?level(?: of)?)\s+)?" + NUMBER + r"(?:\s+(?:to|or)\s+" + NUMBER + r")?"
     r"(?:\s+(?!(?:and|or|of|in|on|at|to|for|from|with|by|per|"
     r"when|if|but|which|that|the|a|an|is|are|was|were|be|can|could|will|would|may|must|has|have|had|do|does|"
     r"it|its|each|every|while|so|as|" + NUMBER_WORDS + r")\b)[A-Za-z][\w'-]*){0,3}", re.IGNORECASE)
@@ -122,20 +122,27 @@ def question_kind(question: str) -> str | None:
 # "how long", "how fast"...: the measure asked for, and the table headers that give it. The word
 # itself says only which measure ("how long does a potion last" is not about anything long).
 HOW_MEASURE = re.compile(r"^how (long|fast|far|high|tall|deep|often|rare|heavy|big)\b", re.IGNORECASE)
+# Two measures players ask for in other words: a height in the world ("what y level", "what layer")
+# and a chance ("what are the odds", "drop chance").
+Y_LEVEL = re.compile(r"\by[ -]?(level|layer|coord\w*)s?\b|\bwhat (height|altitude|layer)\b|^(at )?what y\b", re.IGNORECASE)
+CHANCE = re.compile(r"\b(chances?|odds|probability|likely)\b", re.IGNORECASE)
 MEASURE_HEADERS = {
     "long": ("length", "duration", "time"), "fast": ("speed",), "far": ("distance", "range"),
     "high": ("height", "altitude"), "tall": ("height",), "deep": ("depth", "altitude"),
     "often": ("rate", "interval", "frequency"), "rare": ("chance", "rarity"), "heavy": ("weight",),
-    "big": ("size",),
+    "big": ("size",), "y": ("altitude", "height", "level"), "chance": ("chance", "probability"),
 }
 
 
 # ... and the words a sentence says such a measure in ("every five to ten minutes" for "how often").
+_CHANCE_UNITS = re.compile(r"%|\bchance\b|\b1 in \d|\d\s?[\u2044/]\s?\d", re.IGNORECASE)
 MEASURE_UNITS = {
     "long": re.compile(r"\b(seconds?|minutes?|hours?|days?|nights?|ticks?)\b|\d:\d\d", re.IGNORECASE),
     "often": re.compile(r"\b(every|each|per|once|twice|times a)\b", re.IGNORECASE),
     "fast": re.compile(r"\b(blocks? per|per second|times (as )?(fast|quick)|twice|half|%)", re.IGNORECASE),
     "far": re.compile(r"\bblocks?\b", re.IGNORECASE),
+    "y": re.compile(r"\by\s?=\s?-?\d|\by[ -]?levels?\b|\blevels? -?\d|\blayers?\b|\baltitudes?\b", re.IGNORECASE),
+    "rare": _CHANCE_UNITS, "chance": _CHANCE_UNITS,
 }
 # "what y level is best for diamonds": the "Most common" column, not the whole range.
 BEST = re.compile(r"\b(best|most common|commonest)\b", re.IGNORECASE)
@@ -148,16 +155,27 @@ def how_measure(question: str) -> str | None:
     return match.group(1).lower() if match else None
 
 
-def measure_headers(question: str) -> tuple[str, ...]:
-    """Header words that give the measure a "how long/fast/far..." or "best ..." question asks for."""
+def asked_measure(question: str) -> str | None:
+    """The measure a question asks for: a "how long/fast/..." word, "y" for a height in the world
+    ("what y level"), "chance" for odds; None when it asks for none of them."""
     measure = how_measure(question)
+    if measure is not None:
+        return measure
+    if Y_LEVEL.search(question):
+        return "y"
+    return "chance" if CHANCE.search(question) else None
+
+
+def measure_headers(question: str) -> tuple[str, ...]:
+    """Header words that give the measure a question asks for ("how long", "best ...")."""
+    measure = asked_measure(question)
     headers = MEASURE_HEADERS[measure] if measure else ()
     return headers + BEST_HEADERS if BEST.search(question) else headers
 
 
 def measure_units(question: str) -> re.Pattern | None:
-    """The words a sentence gives the measure a "how long/often/fast/far" question asks for in."""
-    measure = how_measure(question)
+    """The words a sentence gives the measure a question asks for in ("minutes" for "how long")."""
+    measure = asked_measure(question)
     return MEASURE_UNITS.get(measure) if measure else None
 
 
@@ -209,12 +227,15 @@ def kind_matches(kind: str | None, sentence: str) -> bool:
 
 
 def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end: int, start: int, end: int,
-                 relevance=lambda phrase: 0, question: str = "") -> tuple[int, int] | None:
+                 relevance=lambda phrase: 0, question: str = "",
+                 units: re.Pattern | None = None) -> tuple[int, int] | None:
     """The phrase of the kind asked for in text[sentence_start:sentence_end], or None to keep [start, end).
 
     ``start:end`` is the general trim; ``relevance(phrase)`` counts the question's words in a
-    phrase (it picks the number about what was asked: "40 health points", not "4 damage"). A number
-    the question itself says ("disc 5", "protection 4") is not the answer.
+    phrase (it picks the number about what was asked: "40 health points", not "4 damage"), and
+    ``units`` (measure_units) the number in the measure asked for ("Y=40" for "what y level", "5%"
+    for "what are the odds"). A number the question itself says ("disc 5", "protection 4") is not
+    the answer.
     """
     if kind == QUANTITY:
         given = set(re.findall(r"\d+", question))
@@ -226,8 +247,12 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
         phrases = [m for m in NUMBER_PHRASE.finditer(text, sentence_start, sentence_end) if not only_given(m.group(0))]
         if not phrases:
             return None
-        # The number about what was asked, else the first one in the general trim, else the first.
-        best = max(phrases, key=lambda m: (relevance(_around(text, m, sentence_start, sentence_end)),
+        # The number in the measure asked for, about what was asked, else the first one in the general
+        # trim, else the first.
+        def in_units(m: re.Match) -> bool:
+            return units is not None and units.search(text, max(sentence_start, m.start() - 8), m.end()) is not None
+
+        best = max(phrases, key=lambda m: (in_units(m), relevance(_around(text, m, sentence_start, sentence_end)),
                                            start <= m.start() < end, -m.start()))
         return strip_span(text, best.start(), clause_end(text, best.start(), best.end()))
     if kind == PLACE:

@@ -252,7 +252,8 @@ class SentenceReader:
             headers = asked | {stem for word in measure_headers(question) for stem in self.analyzer.terms(word)}
             return self._trim_row(question_kind(question), headers, text, row)
         typed = trim_to_kind(question_kind(question), text, sentence.start, sentence.end, start, end,
-                             lambda phrase: len(asked & set(self.analyzer.terms(phrase))), question)
+                             lambda phrase: len(asked & set(self.analyzer.terms(phrase))), question,
+                             units=measure_units(question))
         if typed is not None:
             start, end = typed
         return strip_span(text, start, end)
