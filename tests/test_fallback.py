@@ -372,3 +372,11 @@ def test_a_measure_asked_in_other_words_picks_the_number_in_its_units(reader, qu
         (["Drops"], "Glimmer ore drops 1-2 glimmer dust, and 2 glimmer shards with a 4% chance of a pearl."),
     ])
     assert reader.read(question, passages_of(page)).text == answer
+
+
+def test_a_how_many_question_gets_the_number_of_what_it_counts(reader):
+    page = ("Glimmer", [
+        ([], "A glimmer is a fuel found in lakes."),
+        (["Fuel"], "Used as fuel, a glimmer burns for 80 seconds (smelting up to 8 items) in any furnace."),
+    ])
+    assert reader.read("how many items does a glimmer smelt", passages_of(page)).text == "up to 8 items"

@@ -179,6 +179,17 @@ def measure_units(question: str) -> re.Pattern | None:
     return MEASURE_UNITS.get(measure) if measure else None
 
 
+# "how many ender pearls can ...": the words for what is counted.
+COUNTED = re.compile(r"^how many ((?:(?!(?:do|does|did|can|could|is|are|was|were|will|would|should|have|has|in|on|"
+                     r"of|for|per|to|from|with|at|by)\b)[\w'-]+\s*){1,3})", re.IGNORECASE)
+
+
+def counted_words(question: str) -> str:
+    """What a "how many" question counts ("ender pearls"), else ""."""
+    match = COUNTED.match(" ".join(question.split()))
+    return match.group(1).strip() if match else ""
+
+
 def query_terms(analyzer: TermAnalyzer, question: str, kind: str | None) -> list[str]:
     """The question's content stems; a recipe question's "make"/"craft" says only that it asks for a
     recipe, and the "long" of "how long" only which measure.
@@ -228,13 +239,14 @@ def kind_matches(kind: str | None, sentence: str) -> bool:
 
 def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end: int, start: int, end: int,
                  relevance=lambda phrase: 0, question: str = "",
-                 units: re.Pattern | None = None) -> tuple[int, int] | None:
+                 units: re.Pattern | None = None, counts=lambda phrase: False) -> tuple[int, int] | None:
     """The phrase of the kind asked for in text[sentence_start:sentence_end], or None to keep [start, end).
 
     ``start:end`` is the general trim; ``relevance(phrase)`` counts the question's words in a
     phrase (it picks the number about what was asked: "40 health points", not "4 damage"), and
     ``units`` (measure_units) the number in the measure asked for ("Y=40" for "what y level", "5%"
-    for "what are the odds"). A number the question itself says ("disc 5", "protection 4") is not
+    for "what are the odds"), and ``counts(phrase)`` whether a number phrase counts what a "how
+    many" question counts ("8 items" for "how many items"). A number the question itself says ("disc 5", "protection 4") is not
     the answer.
     """
     if kind == QUANTITY:
@@ -250,7 +262,8 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
         # The number in the measure asked for, about what was asked, else the first one in the general
         # trim, else the first.
         def in_units(m: re.Match) -> bool:
-            return units is not None and units.search(text, max(sentence_start, m.start() - 8), m.end()) is not None
+            return (units is not None and units.search(text, max(sentence_start, m.start() - 8), m.end()) is not None
+                    or counts(m.group(0)))
 
         best = max(phrases, key=lambda m: (in_units(m), relevance(_around(text, m, sentence_start, sentence_end)),
                                            start <= m.start() < end, -m.start()))

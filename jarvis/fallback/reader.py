@@ -26,7 +26,8 @@ from jarvis.config import FallbackSettings
 from jarvis.fallback.blocks import Block, Sentence, split_blocks
 from jarvis.fallback.kinds import (DROPS, EXPERIENCE, PROPERTY_STEMS, QUANTITY, RECIPE, SURE_SECTION, TOOL,
                                    TOOL_MATERIAL, is_no_drop, kind_matches, measure_headers, measure_units,
-                                   query_terms, question_kind, section_matches, trim_to_kind)
+                                   query_terms, question_kind, section_matches, trim_to_kind,
+                                   counted_words)
 from jarvis.fallback.tables import parse_row
 from jarvis.fallback.trimming import answer_opening, answer_start, clause_end, says_something, strip_span
 from jarvis.lexical import TermAnalyzer, Word, bm25_scores
@@ -253,11 +254,16 @@ class SentenceReader:
             return self._trim_row(question_kind(question), headers, text, row)
         typed = trim_to_kind(question_kind(question), text, sentence.start, sentence.end, start, end,
                              lambda phrase: len(asked & set(self.analyzer.terms(phrase))), question,
-                             units=measure_units(question))
+                             units=measure_units(question), counts=self._counter(question))
         if typed is not None:
             start, end = typed
         return strip_span(text, start, end)
 
+
+    def _counter(self, question: str):
+        """Whether a number phrase counts what a "how many" question counts (kinds.counted_words)."""
+        counted = set(self.analyzer.terms(counted_words(question)))
+        return lambda phrase: bool(counted & set(self.analyzer.terms(phrase)))
 
     def _trim_row(self, kind: str | None, asked: set[str], text: str, row) -> tuple[int, int]:
         """The answer in a table row: what the row is about for drops and recipes (the item, the
