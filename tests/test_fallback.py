@@ -380,3 +380,26 @@ def test_a_how_many_question_gets_the_number_of_what_it_counts(reader):
         (["Fuel"], "Used as fuel, a glimmer burns for 80 seconds (smelting up to 8 items) in any furnace."),
     ])
     assert reader.read("how many items does a glimmer smelt", passages_of(page)).text == "up to 8 items"
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("what happens when lightning strikes a glimmer", "turns it into a storm glimmer"),
+    ("what happens if you drop a glimmer in lava", "causes it to burst into sparks"),
+])
+def test_a_what_happens_question_gets_what_is_caused(reader, question, answer):
+    page = ("Glimmer", [
+        ([], "A glimmer is a small glowing mob found near lakes."),
+        (["Behavior"], "A glimmer follows players holding lake pearls, and flees from cats at night."),
+        (["Behavior"], "A lightning strike on a glimmer turns it into a storm glimmer."),
+        (["Behavior"], "Dropping a glimmer in lava in the Overworld or the Glow Lands causes it to burst into sparks."),
+    ])
+    assert reader.read(question, passages_of(page)).text == answer
+
+
+def test_a_which_question_in_the_plural_gets_the_list_of_names(reader):
+    page = ("Glimmer Hut", [
+        ([], "A glimmer hut is a cabin by the lakes where a spawner that produces either glimmers, lake cats or "
+             "frogs is found in the middle of the room."),
+        (["Generation"], "A glimmer hut generates on a stone floor, 3 blocks above the water."),
+    ])
+    assert reader.read("what mobs can a glimmer hut spawn", passages_of(page)).text == "glimmers, lake cats or frogs"

@@ -3,7 +3,8 @@ such a phrase is found (the sections that hold it) and how an answer is trimmed 
 
 QUANTITY ("how much", "how many", "what light level", "Y level"), PLACE ("where"), RECIPE ("how do I
 make/craft"), TOOL ("what tool"), DROPS ("what do X drop"), METHOD ("how do you tame"), YES_NO ("can
-poison kill you"), PURPOSE ("what does silk touch do"); None for a question of no particular kind.
+poison kill you"), PURPOSE ("what does silk touch do"), CONSEQUENCE ("what happens if ..."), WHICH
+("what mobs spawn in ..."); None for a question of no particular kind.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from jarvis.lexical import TermAnalyzer
 # sentence that holds such a phrase gets TYPE_WEIGHT more, and the answer is trimmed to it.
 QUANTITY, PLACE, RECIPE, TOOL, DROPS = "quantity", "place", "recipe", "tool", "drops"
 METHOD, YES_NO, PURPOSE = "method", "yes-no", "purpose"
+CONSEQUENCE, WHICH = "consequence", "which"
 QUESTION_KINDS = (
     (QUANTITY, re.compile(r"^(how (much|many|long|far|high|deep|low|fast|often|rare)|what (\w+ )?(level|height|"
                           r"y|amount|number|percentage|chance)\b|(max|maximum|min|minimum)\b)|\by[ -]?level\b|"
@@ -30,7 +32,15 @@ QUESTION_KINDS = (
     # "what does silk touch do?", "what is an anvil used for?": what it does, not what it is.
     (PURPOSE, re.compile(r"^what (does|do|did) (?!(?:i|you|we) ).+ do\b|^what (can|do|should) (i|you|we) do with\b|"
                          r"\bused for\W*$|^what('?s| is| are| was) .+ (good )?for\W*$")),
+    # "what happens if you sleep in the lake?": what it does, "causes it to sink".
+    (CONSEQUENCE, re.compile(r"^what (happens|happened|will happen|would happen|occurs)\b")),
     (DROPS, re.compile(r"\b(drop|drops|loot)\b")),
+    # "what mobs spawn in glimmer huts?": the names, "glimmers and lake cats".
+    # "what mobs spawn in glimmer huts?": the names, "glimmers and lake cats" (a plural asks for a list;
+    # "what structure ..." for one name).
+    (WHICH, re.compile(r"^(what|which) (kinds? of |types? of |sorts? of )?(mobs|animals|monsters|creatures|entities|"
+                       r"blocks|items|structures|flowers|plants|effects|enchantments|spawners|foods|ores)\b|"
+                       r"^what (spawns|lives|grows|generates) (in|on|at|inside|near|around|under)\b")),
     # "how do you tame a wolf?": the means, "by feeding it bones", "Feeding a wild wolf a bone ...".
     (METHOD, re.compile(r"^how (do|can|would|should|to|does) (i |you |we |one |a |an |the )?\w+|"
                         r"^what (\w+ )?(do|can|should|would) (i|you|we) (use|need|feed|give)\b")),
@@ -80,6 +90,17 @@ METHOD_PHRASES = (
                r"(?:(?:,\s*[\w'-]+(?: [\w'-]+){0,3}?)*,?\s+(?:or|and)\s+[\w'-]+(?: [\w'-]+){0,3}?)?)"
                r"(?=[,.;]|\s+\(|\s+(?:to|and|or|while|when)\b|$)", re.IGNORECASE),
 )
+# What something causes: the verb that opens the answer to "what happens if ...".
+CONSEQUENCE_VERB = re.compile(r"\b(caus(?:es|ed|ing)?|makes?|made|turns?|transforms?|becomes?|converts?|switch(?:es)?|"
+                              r"changes?|explodes?|dies|kills?|gives?|inflicts?|results? in|leads? to|sets? fire|"
+                              r"spawns?|summons?|drops?|breaks?|destroys?|deals?|heals?|removes?|grows?)\b",
+                              re.IGNORECASE)
+# A list of names: "glimmers and lake cats", "A, B or C" (each item one to three words, none a function word).
+_LIST_STOP = (r"a|an|the|of|in|on|at|to|for|from|with|by|and|or|is|are|was|were|be|been|can|could|will|would|may|"
+              r"that|which|who|it|its|they|their|this|these|those|either|both|also|only|not|no|such|as|if|when|"
+              r"have|has|had|do|does|than|then|some|any|all|each|every|other")
+_LIST_ITEM = rf"(?:(?!(?:{_LIST_STOP})\b)[A-Za-z][\w'-]*)(?:\s+(?!(?:{_LIST_STOP})\b)[A-Za-z][\w'-]*){{0,2}}"
+LIST_PHRASE = re.compile(rf"\b{_LIST_ITEM}(?:,\s+{_LIST_ITEM})*,?\s+(?:and|or)\s+{_LIST_ITEM}", re.IGNORECASE)
 EXPERIENCE = re.compile(r"\bexperience\b", re.IGNORECASE)
 DROP_CONDITION = re.compile(r"[,;]\s+(?!(and\s+|or\s+)?\d)")
 # What a sentence says about whether: a negation (the wiki's usual answer to "can X...?", "do X...?"),
@@ -229,6 +250,10 @@ def kind_matches(kind: str | None, sentence: str) -> bool:
         return NEGATION_WORD.search(sentence) is not None
     if kind == PURPOSE:
         return PURPOSE_START.search(sentence) is not None
+    if kind == CONSEQUENCE:
+        return CONSEQUENCE_VERB.search(sentence) is not None
+    if kind == WHICH:
+        return LIST_PHRASE.search(sentence) is not None
     if kind == DROPS:
         # "What do X drop" asks for items: experience is a drop only when asked for (QUANTITY, "xp").
         if EXPERIENCE.search(sentence):
@@ -300,6 +325,13 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
             return None
         best = max(clauses, key=lambda c: (relevance(text[c[0]:c[1]]), -c[0]))
         return strip_span(text, *best) if relevance(text[best[0]:best[1]]) else None
+    if kind == CONSEQUENCE:
+        # The first thing caused after what was asked ("... in the lake causes it to sink").
+        match = CONSEQUENCE_VERB.search(text, start, end) or CONSEQUENCE_VERB.search(text, sentence_start, sentence_end)
+        return None if match is None else strip_span(text, match.start(), clause_end(text, match.start(), sentence_end))
+    if kind == WHICH:
+        match = LIST_PHRASE.search(text, start, end) or LIST_PHRASE.search(text, sentence_start, sentence_end)
+        return None if match is None else strip_span(text, match.start(), match.end())
     if kind == METHOD:
         for pattern in METHOD_PHRASES:
             match = pattern.search(text, sentence_start, sentence_end)
