@@ -35,7 +35,6 @@ QUESTION_KINDS = (
     # "what happens if you sleep in the lake?": what it does, "causes it to sink".
     (CONSEQUENCE, re.compile(r"^what (happens|happened|will happen|would happen|occurs)\b")),
     (DROPS, re.compile(r"\b(drop|drops|loot)\b")),
-    # "what mobs spawn in glimmer huts?": the names, "glimmers and lake cats".
     # "what mobs spawn in glimmer huts?": the names, "glimmers and lake cats" (a plural asks for a list;
     # "what structure ..." for one name).
     (WHICH, re.compile(r"^(what|which) (kinds? of |types? of |sorts? of )?(mobs|animals|monsters|creatures|entities|"
@@ -59,7 +58,8 @@ COUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|elev
 # A number phrase: a qualifier, the number, and up to three words naming what is counted.
 NUMBER_PHRASE = re.compile(
     r"(?<![\w=])((?:about|around|approximately|roughly|exactly|nearly|almost|only|up to|at least|at most|over|under|"
-    r"below|above|more than|less than|every|once every|(?:a )?y[ -]?level(?: of)?)\s+)?" + NUMBER + r"(?:\s+(?:to|or)\s+" + NUMBER + r")?"
+    r"below|above|more than|less than|every|once every|(?:a )?y[ -]?level(?: of)?)\s+)?"
+    + NUMBER + r"(?:\s+(?:to|or)\s+" + NUMBER + r")?"
     r"(?:\s+(?!(?:and|or|of|in|on|at|to|for|from|with|by|per|"
     r"when|if|but|which|that|the|a|an|is|are|was|were|be|can|could|will|would|may|must|has|have|had|do|does|"
     r"it|its|each|every|while|so|as|" + NUMBER_WORDS + r")\b)[A-Za-z][\w'-]*){0,3}", re.IGNORECASE)
@@ -145,7 +145,8 @@ def question_kind(question: str) -> str | None:
 HOW_MEASURE = re.compile(r"^how (long|fast|far|high|tall|deep|often|rare|heavy|big)\b", re.IGNORECASE)
 # Two measures players ask for in other words: a height in the world ("what y level", "what layer")
 # and a chance ("what are the odds", "drop chance").
-Y_LEVEL = re.compile(r"\by[ -]?(level|layer|coord\w*)s?\b|\bwhat (height|altitude|layer)\b|^(at )?what y\b", re.IGNORECASE)
+Y_LEVEL = re.compile(r"\by[ -]?(level|layer|coord\w*)s?\b|\bwhat (height|altitude|layer)\b|^(at )?what y\b",
+                     re.IGNORECASE)
 CHANCE = re.compile(r"\b(chances?|odds|probability|likely)\b", re.IGNORECASE)
 MEASURE_HEADERS = {
     "long": ("length", "duration", "time"), "fast": ("speed",), "far": ("distance", "range"),
@@ -271,8 +272,8 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
     phrase (it picks the number about what was asked: "40 health points", not "4 damage"), and
     ``units`` (measure_units) the number in the measure asked for ("Y=40" for "what y level", "5%"
     for "what are the odds"), and ``counts(phrase)`` whether a number phrase counts what a "how
-    many" question counts ("8 items" for "how many items"). A number the question itself says ("disc 5", "protection 4") is not
-    the answer.
+    many" question counts ("8 items" for "how many items"). A number the question itself says
+    ("disc 5", "protection 4") is not the answer.
     """
     if kind == QUANTITY:
         given = set(re.findall(r"\d+", question))
@@ -287,8 +288,8 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
         # The number in the measure asked for, about what was asked, else the first one in the general
         # trim, else the first.
         def in_units(m: re.Match) -> bool:
-            return (units is not None and units.search(text, max(sentence_start, m.start() - 8), m.end()) is not None
-                    or counts(m.group(0)))
+            near = max(sentence_start, m.start() - 8)   # "Y level 16", "layer -51": the unit may lead
+            return units is not None and units.search(text, near, m.end()) is not None or counts(m.group(0))
 
         best = max(phrases, key=lambda m: (in_units(m), relevance(_around(text, m, sentence_start, sentence_end)),
                                            start <= m.start() < end, -m.start()))
@@ -327,8 +328,10 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
         return strip_span(text, *best) if relevance(text[best[0]:best[1]]) else None
     if kind == CONSEQUENCE:
         # The first thing caused after what was asked ("... in the lake causes it to sink").
-        match = CONSEQUENCE_VERB.search(text, start, end) or CONSEQUENCE_VERB.search(text, sentence_start, sentence_end)
-        return None if match is None else strip_span(text, match.start(), clause_end(text, match.start(), sentence_end))
+        match = (CONSEQUENCE_VERB.search(text, start, end)
+                 or CONSEQUENCE_VERB.search(text, sentence_start, sentence_end))
+        return None if match is None else strip_span(text, match.start(),
+                                                     clause_end(text, match.start(), sentence_end))
     if kind == WHICH:
         match = LIST_PHRASE.search(text, start, end) or LIST_PHRASE.search(text, sentence_start, sentence_end)
         return None if match is None else strip_span(text, match.start(), match.end())

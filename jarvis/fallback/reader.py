@@ -25,9 +25,8 @@ from index.glossary import expand_question
 from jarvis.config import FallbackSettings
 from jarvis.fallback.blocks import Block, Sentence, split_blocks
 from jarvis.fallback.kinds import (DROPS, EXPERIENCE, PROPERTY_STEMS, QUANTITY, RECIPE, SURE_SECTION, TOOL,
-                                   TOOL_MATERIAL, is_no_drop, kind_matches, measure_headers, measure_units,
-                                   query_terms, question_kind, section_matches, trim_to_kind,
-                                   counted_words)
+                                   TOOL_MATERIAL, counted_words, is_no_drop, kind_matches, measure_headers,
+                                   measure_units, query_terms, question_kind, section_matches, trim_to_kind)
 from jarvis.fallback.tables import parse_row
 from jarvis.fallback.trimming import answer_opening, answer_start, clause_end, says_something, strip_span
 from jarvis.lexical import TermAnalyzer, Word, bm25_scores
@@ -258,7 +257,6 @@ class SentenceReader:
         if typed is not None:
             start, end = typed
         return strip_span(text, start, end)
-
 
     def _counter(self, question: str):
         """Whether a number phrase counts what a "how many" question counts (kinds.counted_words)."""
