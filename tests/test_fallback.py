@@ -403,3 +403,17 @@ def test_a_which_question_in_the_plural_gets_the_list_of_names(reader):
         (["Generation"], "A glimmer hut generates on a stone floor, 3 blocks above the water."),
     ])
     assert reader.read("what mobs can a glimmer hut spawn", passages_of(page)).text == "glimmers, lake cats or frogs"
+
+
+def test_a_page_the_retriever_scored_far_below_the_top_one_is_not_read(reader):
+    from dataclasses import replace as with_score
+    lake = ("Glimmer Lake", [([], "A glimmer lake is a pond where glimmers gather at night.")])
+    pearl = ("Lake Pearl", [([], "Lake pearls are found at night in glimmer lakes by divers.")])
+    passages = passages_of(lake, pearl)
+    question = "where are lake pearls found at night"
+    # Scored close to the top page, the second page competes and its better sentence answers.
+    close = [with_score(p, page_score=1.0 if p.page_rank == 0 else 0.95) for p in passages]
+    assert reader.read(question, close).passage.title == "Lake Pearl"
+    # Scored far below, it is not read.
+    far = [with_score(p, page_score=1.0 if p.page_rank == 0 else 0.5) for p in passages]
+    assert reader.read(question, far).passage.title == "Glimmer Lake"

@@ -78,7 +78,7 @@ class SentenceReader:
                               else self.settings.block_weights_lexical)
 
     def read(self, question: str, passages: Sequence[Passage]) -> Span | None:
-        scored = self.score_sentences(question, passages)
+        scored = self.score_sentences(question, _leading_pages(passages, self.settings.min_page_share))
         if not scored:
             return None
         best = scored[0]
@@ -283,6 +283,15 @@ class SentenceReader:
                 typed = trim_to_kind(kind, text, best.value_start, best.value_end, best.value_start, best.value_end)
                 return typed if typed is not None else (best.value_start, best.value_end)
         return row.subject_start, row.subject_end
+
+
+def _leading_pages(passages: Sequence[Passage], share: float) -> list[Passage]:
+    """The passages of the pages the retriever scored at least ``share`` of the top page's score (all of
+    them when the pages carry no scores, as when the eval gives the expected page)."""
+    top = max((p.page_score for p in passages), default=0.0)
+    if top <= 0 or share <= 0:
+        return list(passages)
+    return [p for p in passages if p.page_score >= share * top]
 
 
 def _later_row_penalty(passages: Sequence[Passage], step: float) -> dict[int, float]:
