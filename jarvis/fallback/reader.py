@@ -247,11 +247,12 @@ class SentenceReader:
         if not says_something([w for w in words if start <= w.start < end]):
             start, end = sentence.start, sentence.end  # nothing left worth saying: the whole sentence
         asked = {w.stem for w in question_words if not w.is_stop} - subject
+        kind = question_kind(question)
         row = parse_row(text)
         if row is not None and sentence.start <= row.subject_start:
             headers = asked | {stem for word in measure_headers(question) for stem in self.analyzer.terms(word)}
-            return self._trim_row(question_kind(question), headers, text, row)
-        typed = trim_to_kind(question_kind(question), text, sentence.start, sentence.end, start, end,
+            return self._trim_row(kind, headers, text, row)
+        typed = trim_to_kind(kind, text, sentence.start, sentence.end, start, end,
                              lambda phrase: len(asked & set(self.analyzer.terms(phrase))), question,
                              units=measure_units(question), counts=self._counter(question))
         if typed is not None:
