@@ -66,7 +66,7 @@ TRIMMING_CASES = {
         "how do i make a lantern?",
         ["A lantern is a light source that players make their homes brighter with.",
          "A lantern is crafted from 8 iron nuggets and a torch."],
-        "Lantern", "from 8 iron nuggets and a torch"),
+        "Lantern", "8 iron nuggets and a torch"),
     "a tool question is answered with the tool": (
         "what tool do i need to mine a glimmer block?",
         ["A glimmer block is made of dense glowing crystal.",
@@ -82,7 +82,7 @@ TRIMMING_CASES = {
         "how do i make a crafting bench?",
         ["A glimmer table is made from 4 glimmer shards placed around a table.",
          "A crafting bench is crafted from 4 planks in a square."],
-        "Benches", "from 4 planks in a square"),
+        "Benches", "4 planks in a square"),
 }
 
 
@@ -115,7 +115,7 @@ GLIMMER = ("Glimmer", [
 
 @pytest.mark.parametrize("question, expected", [
     ("what do glimmers drop?", "Glow Dust"),                       # the drop table's first item, not the xp
-    ("how do you tame a glimmer?", "by feeding it lake pearls until hearts appear"),   # the "Taming" section, the means
+    ("how do you tame a glimmer?", "feeding it lake pearls until hearts appear"),   # the "Taming" section, the means
 ])
 def test_the_section_that_holds_the_answer_answers(reader, question, expected):
     assert reader.read(question, passages_of(GLIMMER)).text == expected
@@ -188,7 +188,7 @@ def test_the_players_verb_finds_the_wikis_sentence(reader):
         (["Obtaining"], "Glimmer webs can be obtained as an item using shears."),
         (["Usage"], "Players who walk up to a glimmer web and pick a fight inside it are slowed down."),
     ])
-    assert reader.read("how do i pick up glimmer webs", passages_of(page)).text == "using shears"
+    assert reader.read("how do i pick up glimmer webs", passages_of(page)).text == "shears"
 
 
 def test_what_drops_is_the_first_item_of_the_drop_table_not_a_rare_or_empty_roll(reader):
@@ -227,7 +227,7 @@ def test_what_do_you_feed_is_answered_with_the_whole_list_of_means(reader):
         (["Breeding"], "Glimmers can be bred using lake pearls, glow dust or moss (see Taming)."),
     ])
     assert reader.read("what do you feed glimmers to breed them", passages_of(page)).text == \
-        "using lake pearls, glow dust or moss"
+        "lake pearls, glow dust or moss"
 
 
 def test_a_label_or_caption_of_a_word_or_two_is_not_an_answer(reader):
@@ -417,3 +417,20 @@ def test_a_page_the_retriever_scored_far_below_the_top_one_is_not_read(reader):
     # Scored far below, it is not read.
     far = [with_score(p, page_score=1.0 if p.page_rank == 0 else 0.5) for p in passages]
     assert reader.read(question, far).passage.title == "Glimmer Lake"
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("what do you use to tame a glimmer", "lake pearls"),
+    ("how do you fix a glimmer lamp", "adding glow dust"),
+])
+def test_a_means_answer_leaves_out_the_word_that_only_says_it_is_the_means(reader, question, answer):
+    page = ("Glimmer", [
+        ([], "A glimmer is a small glowing mob found near lakes."),
+        (["Taming"], "Glimmers can be tamed using lake pearls."),
+    ], )
+    lamp = ("Glimmer Lamp", [
+        ([], "A glimmer lamp is a light block."),
+        (["Repairing"], "A broken glimmer lamp can be fixed by adding glow dust."),
+    ])
+    pages = passages_of(lamp) if "lamp" in question else passages_of(page)
+    assert reader.read(question, pages).text == answer

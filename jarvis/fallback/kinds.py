@@ -302,7 +302,8 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
     if kind == RECIPE:
         made = RECIPE_WORD.search(text, sentence_start, sentence_end)
         source = RECIPE_START.search(text, made.end(), sentence_end) if made else None
-        return None if source is None else (source.start(), clause_end(text, source.start(), sentence_end))
+        return None if source is None else _without_means_word(text, source.start(),
+                                                              clause_end(text, source.start(), sentence_end))
     if kind == DROPS and DROP_ITEM.match(text, sentence_start):
         # "0-1 blaze rod, only when killed by a player": the items, not the conditions after them.
         match = DROP_CONDITION.search(text, sentence_start, end)
@@ -339,9 +340,20 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
         for pattern in METHOD_PHRASES:
             match = pattern.search(text, sentence_start, sentence_end)
             if match:
-                return strip_span(text, match.start(1), clause_end(text, match.start(1), match.end(1)))
+                return _without_means_word(text, match.start(1), clause_end(text, match.start(1), match.end(1)))
         return None
     return None
+
+
+# The word that only says "this is the means": "using shears" answers "what do I tame it with" as "shears".
+MEANS_WORD = re.compile(r"(?:using|with|by|through|from|out of)\s+(?=\S)", re.IGNORECASE)
+
+
+def _without_means_word(text: str, start: int, end: int) -> tuple[int, int]:
+    """The means itself: "by adding pearls" -> "adding pearls", "from 4 planks" -> "4 planks"."""
+    start, end = strip_span(text, start, end)
+    word = MEANS_WORD.match(text, start, end)
+    return strip_span(text, word.end(), end) if word and word.end() < end else (start, end)
 
 
 def _around(text: str, match: re.Match, lo: int, hi: int, margin: int = 25) -> str:
