@@ -434,3 +434,34 @@ def test_a_means_answer_leaves_out_the_word_that_only_says_it_is_the_means(reade
     ])
     pages = passages_of(lamp) if "lamp" in question else passages_of(page)
     assert reader.read(question, pages).text == answer
+
+
+@pytest.mark.parametrize("question, answer", [
+    # A fraction is one number, and "between … and …" one range.
+    ("whats the chance a glimmer drops a pearl", "1\u20443 chance"),
+    ("what y level do glimmer geodes generate at", "between Y=-50 and Y=20"),
+    # "how much X" counts X, like "how many X".
+    ("how much durability does a glimmer lamp have", "120 durability"),
+])
+def test_numbers_the_way_the_wiki_writes_them(reader, question, answer):
+    page = ("Glimmer", [
+        ([], "A glimmer is a small glowing mob found near lakes. A glimmer lamp lasts 5 nights and has 120 durability."),
+        (["Drops"], "Each glimmer drops 2 glow dust and has a 1\u20443 chance to drop a pearl."),
+        (["Geodes"], "Glimmer geodes generate in 3 shapes between Y=-50 and Y=20 in any biome."),
+    ])
+    assert reader.read(question, passages_of(page)).text == answer
+
+
+def test_chat_spellings_and_answer_edges(reader):
+    from jarvis.fallback.kinds import RECIPE, question_kind
+    from jarvis.fallback.trimming import strip_span
+    assert question_kind("how do u make a glimmer lamp") == RECIPE
+    text = "Glimmer huts generate in swamps and lakes\u200c[Java Edition only]."
+    assert text[slice(*strip_span(text, text.index("swamps"), len(text)))] == "swamps and lakes"
+    page = ("Glimmer", [
+        ([], "A glimmer is a small glowing mob found near lakes."),
+        (["Behavior"], "Feeding a glimmer a cookie instantly kills it."),
+        (["Usage"], "Glimmer dust can be found in lakes, and it is used to brew lake potions."),
+    ])
+    assert reader.read("what happens if you feed a glimmer a cookie", passages_of(page)).text == "instantly kills it"
+    assert reader.read("what is glimmer dust used for", passages_of(page)).text == "brew lake potions"

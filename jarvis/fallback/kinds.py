@@ -46,11 +46,11 @@ QUESTION_KINDS = (
     # "can glimmers swim?": the clause that says whether ("they cannot swim"), not a definition.
     (YES_NO, re.compile(r"^(can|could|do|does|did|is|are|was|were|will|would|should|has|have)\b")),
 )
-# A number: "8", "1.5", "1,280", "0-2", "20-34", "Y=40", "25%", a duration "2:28" or "1:40:00", a size
-# "4×5", or a count in words ("twelve").
+# A number: "8", "1.5", "1,280", "0-2", "20-34", "Y=40", "25%", a fraction "1⁄3", a duration "2:28" or
+# "1:40:00", a size "4×5", or a count in words ("twelve").
 NUMBER_WORDS = (r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
                 r"hundred|twice|thrice")
-NUMBER = (r"(?:(?:[xyz]\s?=\s?)?-?\d+(?::\d\d){1,2}|(?:[xyz]\s?=\s?)?-?\d+(?:[.,]\d+)*"
+NUMBER = (r"(?:\d+\s?\u2044\s?\d+|(?:[xyz]\s?=\s?)?-?\d+(?::\d\d){1,2}|(?:[xyz]\s?=\s?)?-?\d+(?:[.,]\d+)*"
           r"(?:\s?[-\u2013\u00d7x]\s?\d+(?:[.,]\d+)*)?%?|\b(?:" + NUMBER_WORDS + r")\b)")
 # A count of ingredients, in digits or words ("4 Sand", "four Planks").
 COUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+[a-z]",
@@ -59,8 +59,8 @@ COUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|elev
 NUMBER_PHRASE = re.compile(
     r"(?<![\w=])((?:about|around|approximately|roughly|exactly|nearly|almost|only|up to|at least|at most|over|under|"
     r"below|above|more than|less than|every|once every|(?:a )?y[ -]?level(?: of)?)\s+)?"
-    + NUMBER + r"(?:\s+(?:to|or)\s+" + NUMBER + r")?"
-    r"(?:\s+(?!(?:and|or|of|in|on|at|to|for|from|with|by|per|"
+    r"(?:between\s+" + NUMBER + r"\s+and\s+" + NUMBER + "|" + NUMBER + r"(?:\s+(?:to|or)\s+" + NUMBER + r")?)"
+    r"(?:\s+(?!(?:and|or|of|in|on|at|to|for|from|with|by|per|between|"
     r"when|if|but|which|that|the|a|an|is|are|was|were|be|can|could|will|would|may|must|has|have|had|do|does|"
     r"it|its|each|every|while|so|as|" + NUMBER_WORDS + r")\b)[A-Za-z][\w'-]*){0,3}", re.IGNORECASE)
 PLACE_WORD = re.compile(r"\b(in|on|inside|near|around|under|underneath|below|above|beneath|within|across|along|"
@@ -95,6 +95,7 @@ CONSEQUENCE_VERB = re.compile(r"\b(caus(?:es|ed|ing)?|makes?|made|turns?|transfo
                               r"changes?|explodes?|dies|kills?|gives?|inflicts?|results? in|leads? to|sets? fire|"
                               r"spawns?|summons?|drops?|breaks?|destroys?|deals?|heals?|removes?|grows?)\b",
                               re.IGNORECASE)
+LEADING_ADVERB = re.compile(r"\b\w+ly\s+$", re.IGNORECASE)
 # A list of names: "glimmers and lake cats", "A, B or C" (each item one to three words, none a function word).
 _LIST_STOP = (r"a|an|the|of|in|on|at|to|for|from|with|by|and|or|is|are|was|were|be|been|can|could|will|would|may|"
               r"that|which|who|it|its|they|their|this|these|those|either|both|also|only|not|no|such|as|if|when|"
@@ -116,6 +117,7 @@ CLAUSE_START = re.compile(r"[,;]\s+|\(\s*|\b(?:and|but|that|which|so|because|whi
                           re.IGNORECASE)
 # Where what a thing does begins in a sentence about it: "... used to LOCATE strongholds", "a block
 # that GIVES light to ...", "a charm worn on a boot, SPEEDING UP the wearer ...".
+USED_TO = re.compile(r"\bused (?:\w+ly )?(?:to|for)\s+", re.IGNORECASE)
 PURPOSE_START = re.compile(r"\bused (?:\w+ly )?(?:to|for)\s+|"
                            r"\b(?:that|which)\s+(?!(?:is|are|was|were|the|a|an|it|its|they|their)\b)|"
                            r",\s+(?!(?:during|nothing|something|anything|everything|string|building|ceiling|"
@@ -131,9 +133,13 @@ def is_no_drop(item: str) -> bool:
     return item.strip().casefold() in NO_DROP
 
 
+# Chat spellings of "you": "how do u make soul torches", "how do ya tame a fox".
+CHAT_YOU = re.compile(r"\b(u|ya|yu)\b")
+
+
 def question_kind(question: str) -> str | None:
     """QUANTITY, PLACE, RECIPE, TOOL, DROPS, or None for a question of no particular kind."""
-    text = " ".join(question.lower().split())
+    text = CHAT_YOU.sub("you", " ".join(question.lower().split()))
     for kind, pattern in QUESTION_KINDS:
         if pattern.search(text):
             return kind
@@ -201,13 +207,13 @@ def measure_units(question: str) -> re.Pattern | None:
     return MEASURE_UNITS.get(measure) if measure else None
 
 
-# "how many ender pearls can ...": the words for what is counted.
-COUNTED = re.compile(r"^how many ((?:(?!(?:do|does|did|can|could|is|are|was|were|will|would|should|have|has|in|on|"
+# "how many ender pearls can ...", "how much durability ...": the words for what is counted.
+COUNTED = re.compile(r"^how (?:many|much) ((?:(?!(?:do|does|did|can|could|is|are|was|were|will|would|should|have|has|in|on|"
                      r"of|for|per|to|from|with|at|by)\b)[\w'-]+\s*){1,3})", re.IGNORECASE)
 
 
 def counted_words(question: str) -> str:
-    """What a "how many" question counts ("ender pearls"), else ""."""
+    """What a "how many/much" question counts ("ender pearls", "durability"), else ""."""
     match = COUNTED.match(" ".join(question.split()))
     return match.group(1).strip() if match else ""
 
@@ -312,7 +318,8 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
         match = TOOL_WORD.search(text, sentence_start, sentence_end)
         return None if match is None else (match.start(1), match.end(1))
     if kind == PURPOSE:
-        match = PURPOSE_START.search(text, start, end)
+        # "used to ..." says the purpose wherever it is; the other openings only after the general trim.
+        match = USED_TO.search(text, sentence_start, sentence_end) or PURPOSE_START.search(text, start, end)
         return None if match is None else strip_span(text, match.end(), clause_end(text, match.end(), sentence_end))
     if kind == YES_NO:
         # The clause with the polarity word nearest to what was asked ("... but they cannot swim").
@@ -331,8 +338,11 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
         # The first thing caused after what was asked ("... in the lake causes it to sink").
         match = (CONSEQUENCE_VERB.search(text, start, end)
                  or CONSEQUENCE_VERB.search(text, sentence_start, sentence_end))
-        return None if match is None else strip_span(text, match.start(),
-                                                     clause_end(text, match.start(), sentence_end))
+        if match is None:
+            return None
+        adverb = LEADING_ADVERB.search(text, sentence_start, match.start())   # "instantly kills it"
+        begin = adverb.start() if adverb else match.start()
+        return strip_span(text, begin, clause_end(text, match.start(), sentence_end))
     if kind == WHICH:
         match = LIST_PHRASE.search(text, start, end) or LIST_PHRASE.search(text, sentence_start, sentence_end)
         return None if match is None else strip_span(text, match.start(), match.end())

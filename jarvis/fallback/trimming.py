@@ -89,4 +89,11 @@ def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
         start += 1
     while end > start and (text[end - 1].isspace() or text[end - 1] in ",;:."):
         end -= 1
+    marker = EDITION_MARKER.search(text, start, end)   # "bamboo jungles[Java Edition only]"
+    if marker and marker.start() > start:
+        return strip_span(text, start, marker.start())
     return start, end
+
+
+# An edition marker at the end of a span: "\u200c[JE only]", "[Java Edition only]", "[BE only]".
+EDITION_MARKER = re.compile(r"\u200c?\[[^\]]{1,40}\bonly\]$")
