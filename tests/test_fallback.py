@@ -465,3 +465,14 @@ def test_chat_spellings_and_answer_edges(reader):
     ])
     assert reader.read("what happens if you feed a glimmer a cookie", passages_of(page)).text == "instantly kills it"
     assert reader.read("what is glimmer dust used for", passages_of(page)).text == "brew lake potions"
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("how do i get a glimmer lamp", "recipe"),
+    ("how do i get a glimmer to follow me", "method"),
+    ("how do i get glow dust out of a glimmer lamp", "method"),
+    ("how do you get rid of the glimmer curse", "method"),
+])
+def test_how_do_i_get_is_a_recipe_only_when_it_asks_for_the_thing(question, kind):
+    from jarvis.fallback.kinds import question_kind
+    assert question_kind(question) == kind

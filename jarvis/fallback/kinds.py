@@ -24,7 +24,9 @@ QUESTION_KINDS = (
                           r"^what('?s| is| are)? (the )?(\w+ )?(odds|chances?|probability|percentage|rate)\b")),
     (PLACE, re.compile(r"^where\b|\bwhere (to|do|can|does|is|are)\b|^(what|which) biomes?\b|"
                        r"^how (do|can|would) (i|you|we) (find|locate)\b")),
-    (RECIPE, re.compile(r"^(how (do|can|would|should) (i|you|we|one) (make|craft|build|create|get)|"
+    # "how do I get an ocelot to trust me", "... get honey out of a hive": a method, not a recipe.
+    (RECIPE, re.compile(r"^(how (do|can|would|should) (i|you|we|one) (make|craft|build|create|"
+                        r"get(?!(?: [\w'-]+){1,3} (?:to|out|off|into|onto)\b| rid\b))|"
                         r"what (is|are) (needed|used) to (make|craft|build)|how (is|are) .+ (made|crafted))\b|"
                         r"\brecipes?\b|\bingredients?\b|\bwhat do (i|you) need to (make|craft|build)\b|"
                         r"\bhow to (make|craft|build)\b|\b(made|crafted) (of|from|with)\b")),
