@@ -476,3 +476,12 @@ def test_chat_spellings_and_answer_edges(reader):
 def test_how_do_i_get_is_a_recipe_only_when_it_asks_for_the_thing(question, kind):
     from jarvis.fallback.kinds import question_kind
     assert question_kind(question) == kind
+
+
+def test_an_aside_in_brackets_ends_the_answer(reader):
+    page = ("Glimmer Bottle", [
+        ([], "A glimmer bottle is an item found in lake ruins."),
+        (["Usage"], "A glimmer bottle is used to give the player the Glow effect (a faint light around them) for "
+                    "5 minutes."),
+    ])
+    assert reader.read("what is a glimmer bottle used for", passages_of(page)).text == "give the player the Glow effect"

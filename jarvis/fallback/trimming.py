@@ -16,7 +16,7 @@ MAX_ANSWER_WORDS = 25
 # Where an answer clause stops: a semicolon, a dash, a full stop, or a comma before a new clause.
 CLAUSE_END = re.compile(r"\s*(;|\s[-\u2013\u2014]\s|\.(\s|$)|,\s+(?=(but|which|while|so|although|though|"
                         r"because|unless|where|when|whereas|as|if|since|except|instead|otherwise|including)\b)|"
-                        r"\s\((?=see\b))")   # "(see image on the right)" is no part of an answer
+                        r"\s\()")   # an aside, "(see image on the right)", "(2.5 hearts)", is no part of an answer
 AND_CLAUSE = re.compile(r",\s+and\s")
 # Words that only glue a question together; never the question's own verb or property.
 FUNCTION_WORDS = frozenset("a an the of in on at to for from with by into onto about and or you your i we "
