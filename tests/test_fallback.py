@@ -485,3 +485,13 @@ def test_an_aside_in_brackets_ends_the_answer(reader):
                     "5 minutes."),
     ])
     assert reader.read("what is a glimmer bottle used for", passages_of(page)).text == "give the player the Glow effect"
+
+
+def test_a_where_answer_names_a_place_not_a_group_or_a_mode(reader):
+    page = ("Glimmer", [
+        ([], "A glimmer is a small glowing mob."),
+        (["Spawning"], "Glimmers spawn in groups of two to four."),
+        (["Spawning"], "Glimmers spawn in Peaceful mode, but are passive there."),
+        (["Spawning"], "Lake glimmers spawn in misty swamps and glow caves."),
+    ])
+    assert reader.read("where do glimmers spawn", passages_of(page)).text == "in misty swamps and glow caves"

@@ -65,9 +65,25 @@ NUMBER_PHRASE = re.compile(
     r"(?:\s+(?!(?:and|or|of|in|on|at|to|for|from|with|by|per|between|"
     r"when|if|but|which|that|the|a|an|is|are|was|were|be|can|could|will|would|may|must|has|have|had|do|does|"
     r"it|its|each|every|while|so|as|" + NUMBER_WORDS + r")\b)[A-Za-z][\w'-]*){0,3}", re.IGNORECASE)
+# "in groups of four", "in Peaceful", "in Java Edition", "in this biome": prepositions that name no place.
 PLACE_WORD = re.compile(r"\b(in|on|inside|near|around|under|underneath|below|above|beneath|within|across|along|"
-                        r"throughout|at)\s+(?!(?:any|all|least|most|once|first|night|day|random|level|a time)\b)",
-                        re.IGNORECASE)
+                        r"throughout|at)\s+(?!(?:any|all|least|most|once|first|night|day|random|level|a time|"
+                        r"groups?|pairs?|herds?|peaceful|easy|normal|hard|hardcore|creative|survival|"
+                        r"java|bedrock|order|addition|this|that|these|those|which|light|total|general|fact|"
+                        r"particular|average)\b)", re.IGNORECASE)
+# Words that name a place in the world: a place phrase with one surely says where ("in the lush caves").
+PLACE_NOUN = re.compile(r"\b(biomes?|forests?|caves?|jungles?|swamps?|taigas?|deserts?|oceans?|rivers?|plains|"
+                        r"savannas?|badlands|mesas?|mountains?|hills|peaks|slopes|meadows?|groves?|beach(?:es)?|"
+                        r"islands?|fields|tundra|nether|end|overworld|villages?|temples?|pyramids?|mansions?|"
+                        r"fortress(?:es)?|bastions?|remnants?|cities|city|ruins?|outposts?|strongholds?|"
+                        r"mineshafts?|monuments?|igloos?|huts?|shipwrecks?|chambers?|dungeons?|underground|"
+                        r"underwater|dimension)\b", re.IGNORECASE)
+
+
+def names_a_place(sentence: str) -> bool:
+    """Whether a place phrase of the sentence names a place ("in crimson forests"), not only a spot
+    ("on grass blocks")."""
+    return any(PLACE_NOUN.search(sentence, m.end(), m.end() + 40) for m in PLACE_WORD.finditer(sentence))
 RECIPE_WORD = re.compile(r"\b(craft(ed|s)?|made|make|makes|combin(e|es|ed|ing)|placing|recipe|built|build|"
                          r"smelt(ed|ing)?)\b", re.IGNORECASE)
 RECIPE_START = re.compile(r"\b(from|by|out of|using|with)\s", re.IGNORECASE)

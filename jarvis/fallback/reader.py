@@ -24,8 +24,8 @@ from crawler.tables import INGREDIENTS_HEADER
 from index.glossary import expand_question
 from jarvis.config import FallbackSettings
 from jarvis.fallback.blocks import Block, Sentence, split_blocks
-from jarvis.fallback.kinds import (DROPS, EXPERIENCE, PROPERTY_STEMS, QUANTITY, RECIPE, SURE_SECTION, TOOL,
-                                   TOOL_MATERIAL, counted_words, is_no_drop, kind_matches, measure_headers,
+from jarvis.fallback.kinds import (DROPS, EXPERIENCE, PLACE, PROPERTY_STEMS, QUANTITY, RECIPE, SURE_SECTION, TOOL,
+                                   TOOL_MATERIAL, counted_words, is_no_drop, kind_matches, measure_headers, names_a_place,
                                    measure_units, query_terms, question_kind, section_matches, trim_to_kind)
 from jarvis.fallback.tables import parse_row
 from jarvis.fallback.trimming import answer_opening, answer_start, clause_end, says_something, strip_span
@@ -223,6 +223,8 @@ class SentenceReader:
         if matches and kind == QUANTITY and units is not None and units.search(sentence.text):
             return settings.sure_kind_match
         if matches and kind == TOOL and TOOL_MATERIAL.search(sentence.text):
+            return settings.sure_kind_match
+        if matches and kind == PLACE and names_a_place(sentence.text):
             return settings.sure_kind_match
         return matches
 
