@@ -61,6 +61,10 @@ ACTIONS: dict[str, str] = {
     "get rid of": "remove cure", "take off": "remove", "power up": "charge", "fill up": "charge",
     "dupe": "duplicate", "fix": "repair", "make babies": "breed", "turn into": "convert transform",
 }
+# Words the wiki's prose uses for a player's verb, that help a reader pick the sentence but would pull
+# general pages into retrieval ("love mode" is on every breedable mob's page and on Breeding): the wiki
+# says how to breed a mob as what "activates love mode".
+PROSE: dict[str, str] = {"breed": "love mode", "breeding": "love mode", "make babies": "love mode"}
 
 
 @lru_cache(maxsize=2)
@@ -73,12 +77,13 @@ def _pattern(table: str) -> re.Pattern:
                       re.IGNORECASE)
 
 
-_TABLES = {"names": GLOSSARY, "actions": ACTIONS}
+_TABLES = {"names": GLOSSARY, "actions": ACTIONS, "prose": PROSE}
 
 
 def expand_question(question: str, tables: tuple[str, ...] = ("names", "actions")) -> str:
     """The question with the wiki's words for the players' words it uses added in brackets: names
-    of things (GLOSSARY) and verbs (ACTIONS); ``tables`` picks which."""
+    of things (GLOSSARY), verbs (ACTIONS) and the prose's words for them (PROSE, for readers only);
+    ``tables`` picks which."""
     added = []
     for table in tables:
         for match in _pattern(table).finditer(question):

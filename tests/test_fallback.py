@@ -495,3 +495,25 @@ def test_a_where_answer_names_a_place_not_a_group_or_a_mode(reader):
         (["Spawning"], "Lake glimmers spawn in misty swamps and glow caves."),
     ])
     assert reader.read("where do glimmers spawn", passages_of(page)).text == "in misty swamps and glow caves"
+
+
+def test_how_to_breed_is_read_from_the_love_mode_sentence_not_the_breeding_drops(reader):
+    page = ("Glimmer", [
+        ([], "A glimmer is a small glowing mob found near lakes."),
+        (["Drops", "Breeding"], "Upon successful breeding, 1\u20137 is dropped."),
+        (["Behavior", "Taming"], "Glimmer \u2014 Follows the player?: Yes; Notes: tamed with lake pearls."),
+        (["Behavior"], "A glimmer sleeps on lily pads. Feeding two glimmers lake pearls results in them entering "
+                       "love mode."),
+    ])
+    assert reader.read("how do i breed glimmers", passages_of(page)).text == "Feeding two glimmers lake pearls"
+
+
+def test_a_sentence_opening_with_depending_on_names_no_means(reader):
+    from jarvis.fallback.kinds import METHOD, trim_to_kind
+    text = "Glimmers glow. Depending on the weather it also either produces a trail of light."
+    start = text.index("Depending")
+    assert trim_to_kind(METHOD, text, start, len(text) - 1, start, len(text) - 1) is None
+    text = "Glimmers glow. Shaking a glimmer jar removes the glimmer."
+    start = text.index("Shaking")
+    begin, end = trim_to_kind(METHOD, text, start, len(text) - 1, start, len(text) - 1)
+    assert text[begin:end] == "Shaking a glimmer jar"

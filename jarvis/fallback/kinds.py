@@ -101,8 +101,10 @@ METHOD_PHRASES = (
     # "by adding lake pearls, with each pearl healing ...": the means, not what follows.
     re.compile(r"\b((?:by|through)\s+[\w-]+ing\b[^.;]*?)(?=,\s+(?:with|which|while|each|but|so|after|before|making|"
                r"causing)\b|[.;]|$)", re.IGNORECASE),
-    re.compile(r"^\s*((?:[A-Z]\w+ing)\b[^,;.]*?)\s+(?:has|have|is|are|will|can|makes?|gives?|causes?|activates?|"
-               r"triggers?|lets?|allows?|starts?|puts?|turns?|removes?|cures?|summons?|creates?|produces?)\b"),
+    # ("Depending on ..." opens no means; "... cannot remove", "it also either produces" say no means.)
+    re.compile(r"^\s*((?!(?:Depending|According|Including|Regarding|Following|During|Excluding)\b)[A-Z]\w+ing\b"
+               r"[^,;.]*?(?<!\bnot)(?<!\bcannot)(?<!\beither)(?<!\bit)(?<!\bthey)(?<!\balso))\s+(?:has|have|is|are|will|can|makes?|gives?|causes?|activates?|"
+               r"triggers?|lets?|allows?|starts?|puts?|turns?|removes?|cures?|summons?|creates?|produces?|results? in)\b"),
     # "using shears", "with raw fish", "using pearls, dust or moss" (a list stays whole).
     re.compile(r"\b((?:using|with)\s+(?:a |an |the )?[\w'-]+(?: [\w'-]+)*?"
                r"(?:(?:,\s*[\w'-]+(?: [\w'-]+){0,3}?)*,?\s+(?:or|and)\s+[\w'-]+(?: [\w'-]+){0,3}?)?)"
@@ -365,10 +367,12 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
         match = LIST_PHRASE.search(text, start, end) or LIST_PHRASE.search(text, sentence_start, sentence_end)
         return None if match is None else strip_span(text, match.start(), match.end())
     if kind == METHOD:
+        sentence = text[sentence_start:sentence_end]   # "^" of a pattern is the sentence's start
         for pattern in METHOD_PHRASES:
-            match = pattern.search(text, sentence_start, sentence_end)
+            match = pattern.search(sentence)
             if match:
-                return _without_means_word(text, match.start(1), clause_end(text, match.start(1), match.end(1)))
+                begin = sentence_start + match.start(1)
+                return _without_means_word(text, begin, clause_end(text, begin, sentence_start + match.end(1)))
         return None
     return None
 

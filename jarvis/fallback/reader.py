@@ -24,7 +24,7 @@ from crawler.tables import INGREDIENTS_HEADER
 from index.glossary import expand_question
 from jarvis.config import FallbackSettings
 from jarvis.fallback.blocks import Block, Sentence, split_blocks
-from jarvis.fallback.kinds import (DROPS, EXPERIENCE, PLACE, PROPERTY_STEMS, QUANTITY, RECIPE, SURE_SECTION, TOOL,
+from jarvis.fallback.kinds import (DROPS, EXPERIENCE, METHOD, PLACE, PROPERTY_STEMS, QUANTITY, RECIPE, SURE_SECTION, TOOL,
                                    TOOL_MATERIAL, counted_words, is_no_drop, kind_matches, measure_headers, names_a_place,
                                    measure_units, query_terms, question_kind, section_matches, trim_to_kind)
 from jarvis.fallback.tables import parse_row
@@ -92,7 +92,7 @@ class SentenceReader:
         settings = self.settings
         blocks = split_blocks(passages)
         kind = question_kind(question)
-        query = query_terms(self.analyzer, expand_question(question), kind)
+        query = query_terms(self.analyzer, expand_question(question, tables=("names", "actions", "prose")), kind)
         if not blocks or not query:
             return []
         words = _relative(bm25_scores(query, [self.analyzer.terms(b.text) for b in blocks]))
@@ -162,6 +162,8 @@ class SentenceReader:
         by_kind = section_matches(kind, section)
         if by_kind:
             return by_kind
+        if kind not in (DROPS, QUANTITY) and section_matches(DROPS, section[:1]) > 0:
+            return 0.0   # "Drops › Breeding" is what breeding drops, not how to breed
         named = set(self.analyzer.terms(" ".join(section)))
         return 1.0 if named & asked else 0.0
 
@@ -175,7 +177,7 @@ class SentenceReader:
         # The player's own words, with the wiki's verbs for them ("pick up" -> "obtained"): the wiki's
         # names (glossary) helped find the blocks, but in a sentence they mostly match the definition
         # ("A desert pyramid, also known as a desert temple, is ...").
-        query = query_terms(self.analyzer, expand_question(question, tables=("actions",)), kind)
+        query = query_terms(self.analyzer, expand_question(question, tables=("actions", "prose")), kind)
         candidates = [(block, s) for block in best_blocks for s in block.block.sentences()]
         if not candidates:
             return []
@@ -213,6 +215,8 @@ class SentenceReader:
             if kind == DROPS and any(c.isdigit() for c in text[row.subject_end:]) \
                     and not is_no_drop(text[row.subject_start:row.subject_end]):
                 return settings.table_row_kind_match
+        if row is not None and kind == METHOD:
+            return 0.0   # a table row states facts; how to do something is told in prose
         if row is not None and kind == QUANTITY and measures:
             headers = {word for c in row.cells for word in text[c.header_start:c.header_end].lower().split()}
             if headers & set(measures):
