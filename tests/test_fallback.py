@@ -517,3 +517,16 @@ def test_a_sentence_opening_with_depending_on_names_no_means(reader):
     start = text.index("Shaking")
     begin, end = trim_to_kind(METHOD, text, start, len(text) - 1, start, len(text) - 1)
     assert text[begin:end] == "Shaking a glimmer jar"
+
+
+def test_a_participle_clause_ends_the_answer_but_a_list_of_ing_nouns_does_not():
+    from jarvis.fallback.trimming import clause_end
+    text = "Feeding a glimmer a cookie instantly kills it, emitting sparks as it dies."
+    start = text.index("instantly")
+    assert text[start:clause_end(text, start, len(text))] == "instantly kills it"
+    text = "It is immune to lava, drowning and freezing."
+    start = text.index("lava")
+    assert text[start:clause_end(text, start, len(text))] == "lava, drowning and freezing"
+    text = "It cures poison, mining fatigue and hunger."
+    start = text.index("poison")
+    assert text[start:clause_end(text, start, len(text))] == "poison, mining fatigue and hunger"

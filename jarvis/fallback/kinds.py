@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from jarvis.fallback.trimming import clause_end, strip_span
+from jarvis.fallback.trimming import PARTICIPLE_CLAUSE, clause_end, strip_span
 from jarvis.lexical import TermAnalyzer
 
 # Answer kinds: what sort of phrase a question asks for, read from its words (mostly the opening ones). A
@@ -137,11 +137,11 @@ CLAUSE_START = re.compile(r"[,;]\s+|\(\s*|\b(?:and|but|that|which|so|because|whi
                           re.IGNORECASE)
 # Where what a thing does begins in a sentence about it: "... used to LOCATE strongholds", "a block
 # that GIVES light to ...", "a charm worn on a boot, SPEEDING UP the wearer ...".
-USED_TO = re.compile(r"\bused (?:\w+ly )?(?:to|for)\s+", re.IGNORECASE)
-PURPOSE_START = re.compile(r"\bused (?:\w+ly )?(?:to|for)\s+|"
-                           r"\b(?:that|which)\s+(?!(?:is|are|was|were|the|a|an|it|its|they|their)\b)|"
-                           r",\s+(?!(?:during|nothing|something|anything|everything|string|building|ceiling|"
-                           r"morning|evening|including)\b)(?=\w+ing\b)", re.IGNORECASE)
+_USED_TO = r"\bused (?:\w+ly )?(?:to|for)\s+"
+USED_TO = re.compile(_USED_TO, re.IGNORECASE)
+PURPOSE_PARTICIPLE = re.compile(PARTICIPLE_CLAUSE, re.IGNORECASE)
+PURPOSE_START = re.compile(_USED_TO + r"|\b(?:that|which)\s+(?!(?:is|are|was|were|the|a|an|it|its|they|their)\b)|"
+                           + PARTICIPLE_CLAUSE, re.IGNORECASE)
 # Words that only say a question is a recipe question: every sentence about the block "makes" something.
 RECIPE_VERBS = frozenset({"make", "craft", "build", "creat", "get"})
 DROP_WORDS = frozenset({"drop", "loot"})
@@ -338,8 +338,9 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
         match = TOOL_WORD.search(text, sentence_start, sentence_end)
         return None if match is None else (match.start(1), match.end(1))
     if kind == PURPOSE:
-        # "used to ..." says the purpose wherever it is; the other openings only after the general trim.
-        match = USED_TO.search(text, sentence_start, sentence_end) or PURPOSE_START.search(text, start, end)
+        # "used to ..." says the purpose wherever it is; the other openings only after the general trim's start.
+        match = (USED_TO.search(text, sentence_start, sentence_end) or PURPOSE_START.search(text, start, end)
+                 or PURPOSE_PARTICIPLE.search(text, start, sentence_end))   # "..., increasing the damage"
         return None if match is None else strip_span(text, match.end(), clause_end(text, match.end(), sentence_end))
     if kind == YES_NO:
         # The clause with the polarity word nearest to what was asked ("... but they cannot swim").

@@ -13,10 +13,17 @@ from typing import Sequence
 from jarvis.lexical import Word
 
 MAX_ANSWER_WORDS = 25
-# Where an answer clause stops: a semicolon, a dash, a full stop, or a comma before a new clause.
+# ", emitting particles as it dies", ", increasing the damage": a comma before an -ing word opens a new
+# clause, unless the word is a noun ("mining fatigue", "string") or an item of a list ("lava, drowning and
+# freezing").
+PARTICIPLE_CLAUSE = (r",\s+(?=(?!(?:during|nothing|something|anything|everything|string|building|ceiling|morning|"
+                     r"evening|fishing|mining|crafting|smelting|brewing|trading|enchanting|including)\b)"
+                     r"[a-z]\w+ing\b(?!\s*(?:,|and\b|or\b)))")
+# Where an answer clause stops: a semicolon, a dash, a full stop, a comma before a new clause, or an
+# aside in brackets ("(see image on the right)", "(2.5 hearts)"; no gold answer holds one).
 CLAUSE_END = re.compile(r"\s*(;|\s[-\u2013\u2014]\s|\.(\s|$)|,\s+(?=(but|which|while|so|although|though|"
                         r"because|unless|where|when|whereas|as|if|since|except|instead|otherwise|including)\b)|"
-                        r"\s\()")   # an aside, "(see image on the right)", "(2.5 hearts)", is no part of an answer
+                        + PARTICIPLE_CLAUSE + r"|\s\()")
 AND_CLAUSE = re.compile(r",\s+and\s")
 # Words that only glue a question together; never the question's own verb or property.
 FUNCTION_WORDS = frozenset("a an the of in on at to for from with by into onto about and or you your i we "
