@@ -84,6 +84,8 @@ def names_a_place(sentence: str) -> bool:
     """Whether a place phrase of the sentence names a place ("in crimson forests"), not only a spot
     ("on grass blocks")."""
     return any(PLACE_NOUN.search(sentence, m.end(), m.end() + 40) for m in PLACE_WORD.finditer(sentence))
+
+
 RECIPE_WORD = re.compile(r"\b(craft(ed|s)?|made|make|makes|combin(e|es|ed|ing)|placing|recipe|built|build|"
                          r"smelt(ed|ing)?)\b", re.IGNORECASE)
 RECIPE_START = re.compile(r"\b(from|by|out of|using|with)\s", re.IGNORECASE)
@@ -103,8 +105,9 @@ METHOD_PHRASES = (
                r"causing)\b|[.;]|$)", re.IGNORECASE),
     # ("Depending on ..." opens no means; "... cannot remove", "it also either produces" say no means.)
     re.compile(r"^\s*((?!(?:Depending|According|Including|Regarding|Following|During|Excluding)\b)[A-Z]\w+ing\b"
-               r"[^,;.]*?(?<!\bnot)(?<!\bcannot)(?<!\beither)(?<!\bit)(?<!\bthey)(?<!\balso))\s+(?:has|have|is|are|will|can|makes?|gives?|causes?|activates?|"
-               r"triggers?|lets?|allows?|starts?|puts?|turns?|removes?|cures?|summons?|creates?|produces?|results? in)\b"),
+               r"[^,;.]*?(?<!\bnot)(?<!\bcannot)(?<!\beither)(?<!\bit)(?<!\bthey)(?<!\balso))\s+"
+               r"(?:has|have|is|are|will|can|makes?|gives?|causes?|activates?|triggers?|lets?|allows?|starts?|"
+               r"puts?|turns?|removes?|cures?|summons?|creates?|produces?|results? in)\b"),
     # "using shears", "with raw fish", "using pearls, dust or moss" (a list stays whole).
     re.compile(r"\b((?:using|with)\s+(?:a |an |the )?[\w'-]+(?: [\w'-]+)*?"
                r"(?:(?:,\s*[\w'-]+(?: [\w'-]+){0,3}?)*,?\s+(?:or|and)\s+[\w'-]+(?: [\w'-]+){0,3}?)?)"
@@ -158,7 +161,7 @@ CHAT_YOU = re.compile(r"\b(u|ya|yu)\b")
 
 
 def question_kind(question: str) -> str | None:
-    """QUANTITY, PLACE, RECIPE, TOOL, DROPS, or None for a question of no particular kind."""
+    """The kind of answer a question asks for (QUESTION_KINDS, first match), or None."""
     text = CHAT_YOU.sub("you", " ".join(question.lower().split()))
     for kind, pattern in QUESTION_KINDS:
         if pattern.search(text):
@@ -228,8 +231,8 @@ def measure_units(question: str) -> re.Pattern | None:
 
 
 # "how many ender pearls can ...", "how much durability ...": the words for what is counted.
-COUNTED = re.compile(r"^how (?:many|much) ((?:(?!(?:do|does|did|can|could|is|are|was|were|will|would|should|have|has|in|on|"
-                     r"of|for|per|to|from|with|at|by)\b)[\w'-]+\s*){1,3})", re.IGNORECASE)
+COUNTED = re.compile(r"^how (?:many|much) ((?:(?!(?:do|does|did|can|could|is|are|was|were|will|would|should|have|"
+                     r"has|in|on|of|for|per|to|from|with|at|by)\b)[\w'-]+\s*){1,3})", re.IGNORECASE)
 
 
 def counted_words(question: str) -> str:
@@ -338,7 +341,7 @@ def trim_to_kind(kind: str | None, text: str, sentence_start: int, sentence_end:
         match = TOOL_WORD.search(text, sentence_start, sentence_end)
         return None if match is None else (match.start(1), match.end(1))
     if kind == PURPOSE:
-        # "used to ..." says the purpose wherever it is; the other openings only after the general trim's start.
+        # "used to ..." says the purpose wherever it is; the other openings after the general trim's start.
         match = (USED_TO.search(text, sentence_start, sentence_end) or PURPOSE_START.search(text, start, end)
                  or PURPOSE_PARTICIPLE.search(text, start, sentence_end))   # "..., increasing the damage"
         return None if match is None else strip_span(text, match.end(), clause_end(text, match.end(), sentence_end))

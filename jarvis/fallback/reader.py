@@ -24,9 +24,10 @@ from crawler.tables import INGREDIENTS_HEADER
 from index.glossary import expand_question
 from jarvis.config import FallbackSettings
 from jarvis.fallback.blocks import Block, Sentence, split_blocks
-from jarvis.fallback.kinds import (DROPS, EXPERIENCE, METHOD, PLACE, PROPERTY_STEMS, QUANTITY, RECIPE, SURE_SECTION, TOOL,
-                                   TOOL_MATERIAL, counted_words, is_no_drop, kind_matches, measure_headers, names_a_place,
-                                   measure_units, query_terms, question_kind, section_matches, trim_to_kind)
+from jarvis.fallback.kinds import (DROPS, EXPERIENCE, METHOD, PLACE, PROPERTY_STEMS, QUANTITY, RECIPE, SURE_SECTION,
+                                   TOOL, TOOL_MATERIAL, counted_words, is_no_drop, kind_matches, measure_headers,
+                                   measure_units, names_a_place, query_terms, question_kind, section_matches,
+                                   trim_to_kind)
 from jarvis.fallback.tables import parse_row
 from jarvis.fallback.trimming import answer_opening, answer_start, clause_end, says_something, strip_span
 from jarvis.lexical import TermAnalyzer, Word, bm25_scores
@@ -92,7 +93,8 @@ class SentenceReader:
         settings = self.settings
         blocks = split_blocks(passages)
         kind = question_kind(question)
-        query = query_terms(self.analyzer, expand_question(question, tables=("names", "actions", "prose")), kind)
+        query = query_terms(self.analyzer, expand_question(question, tables=("names", "actions", "prose")),
+                            kind)
         if not blocks or not query:
             return []
         words = _relative(bm25_scores(query, [self.analyzer.terms(b.text) for b in blocks]))
