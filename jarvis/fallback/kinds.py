@@ -71,8 +71,9 @@ PLACE_WORD = re.compile(r"\b(in|on|inside|near|around|under|underneath|below|abo
                         r"groups?|pairs?|herds?|peaceful|easy|normal|hard|hardcore|creative|survival|"
                         r"java|bedrock|order|addition|this|that|these|those|which|light|total|general|fact|"
                         r"particular|average)\b)", re.IGNORECASE)
-# Words that name a place in the world: a place phrase with one surely says where ("in the lush caves").
-PLACE_NOUN = re.compile(r"\b(biomes?|forests?|caves?|jungles?|swamps?|taigas?|deserts?|oceans?|rivers?|plains|"
+# Words that name a place in the world: a place phrase with one surely says where ("in the lush caves"),
+# as does one followed by "wherever" ("on solid blocks wherever the light level is 0").
+PLACE_NOUN = re.compile(r"\b(wherever|biomes?|forests?|caves?|jungles?|swamps?|taigas?|deserts?|oceans?|rivers?|plains|"
                         r"savannas?|badlands|mesas?|mountains?|hills|peaks|slopes|meadows?|groves?|beach(?:es)?|"
                         r"islands?|fields|tundra|nether|end|overworld|villages?|temples?|pyramids?|mansions?|"
                         r"fortress(?:es)?|bastions?|remnants?|cities|city|ruins?|outposts?|strongholds?|"
