@@ -18,7 +18,7 @@ from whoosh.analysis.filters import STOP_WORDS
 # the question words themselves.
 QUESTION_WORDS = frozenset(
     "what which who whom whose where when why how much many do does did doing done i me my "
-    "there their they them it its get gets got much some any".split()
+    "there their they them it its get gets got much some any one".split()
 )
 
 # Irregular forms that Porter stemming leaves apart but a question and its answer share:

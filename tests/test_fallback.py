@@ -530,3 +530,12 @@ def test_a_participle_clause_ends_the_answer_but_a_list_of_ing_nouns_does_not():
     text = "It cures poison, mining fatigue and hunger."
     start = text.index("poison")
     assert text[start:clause_end(text, start, len(text))] == "poison, mining fatigue and hunger"
+
+
+def test_one_in_a_question_matches_no_sentence_that_says_one(reader):
+    page = ("Glimmer Jar", [
+        ([], "A glimmer jar holds glimmers."),
+        (["Usage"], "Glimmers look for one jar first, and if that one is full, for one other jar, or for one lake."),
+        (["Usage"], "A glimmer jar can house up to 3 glimmers at a time."),
+    ])
+    assert reader.read("how many glimmers fit in one glimmer jar", passages_of(page)).text == "up to 3 glimmers"
