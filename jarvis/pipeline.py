@@ -188,11 +188,16 @@ class Jarvis:
         with self._lock:
             return self._read(question, pages, began)
 
+    @staticmethod
+    def passages_of(pages: Sequence[Page]) -> list[Passage]:
+        """Every paragraph of the pages, best page first, with what the reader needs to know of it."""
+        return [Passage(page.title, text, rank, index, getattr(page, "url", ""),
+                        section=tuple(_section_of(page, index)), page_score=float(getattr(page, "score", 0.0)),
+                        page_kind=getattr(page, "kind", "article"))
+                for rank, page in enumerate(pages) for index, text in enumerate(page.paragraphs)]
+
     def _read(self, question: str, pages: Sequence[Page], began: float) -> Answer:
-        passages = [Passage(page.title, text, rank, index, getattr(page, "url", ""),
-                            section=tuple(_section_of(page, index)), page_score=float(getattr(page, "score", 0.0)),
-                            page_kind=getattr(page, "kind", "article"))
-                    for rank, page in enumerate(pages) for index, text in enumerate(page.paragraphs)]
+        passages = self.passages_of(pages)
         if self.settings.max_paragraphs:
             passages = self.best_passages(question, passages, self.settings.max_paragraphs)
         if self._selector is not None:
