@@ -49,6 +49,10 @@ class FallbackSettings:
     # A question with no word beyond the top page's subject ("what is a creeper?") asks for the
     # definition: the page's first block gets this lead weight instead.
     definition_lead_weight: float = 0.6
+    # "where do glimmers spawn": the lead says where in a player's words (the biomes, the structures);
+    # the Spawning section mostly says on what blocks and at what light. 0.35 on the dev sets: real bed
+    # dev3 full F1 0.633 -> 0.657, dev2 0.474 -> 0.476, others unchanged; 0.5 lowers sample dev.
+    place_lead_weight: float = 0.35
     # A block in a section that holds the kind of answer asked for ("Drops" for "what do X drop",
     # "Spawning" for "where"), or whose heading names a word of the question ("Taming" for "tame").
     section_weight: float = 0.25

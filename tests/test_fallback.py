@@ -497,6 +497,15 @@ def test_a_where_answer_names_a_place_not_a_group_or_a_mode(reader):
     assert reader.read("where do glimmers spawn", passages_of(page)).text == "in misty swamps and glow caves"
 
 
+def test_a_where_answer_comes_from_the_lead_that_names_the_places_not_the_spawn_conditions(reader):
+    # The lead says where in a player's words; the Spawning section, on what and in what light.
+    page = ("Glimmer", [
+        ([], "A glimmer is a glowing mob that spawns in misty swamps and glow caves."),
+        (["Spawning"], "Glimmers spawn in caves on moss blocks at light levels of nine or less."),
+    ])
+    assert reader.read("where do glimmers spawn", passages_of(page)).text == "in misty swamps and glow caves"
+
+
 def test_how_to_breed_is_read_from_the_love_mode_sentence_not_the_breeding_drops(reader):
     page = ("Glimmer", [
         ([], "A glimmer is a small glowing mob found near lakes."),

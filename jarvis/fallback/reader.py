@@ -108,6 +108,8 @@ class SentenceReader:
         definition = kind is None and set(query) <= set(self.analyzer.terms(subjects[0] if subjects else top_title))
         if definition:
             weights["lead"] = settings.definition_lead_weight
+        elif kind == PLACE:
+            weights["lead"] = settings.place_lead_weight
         if kind:
             weights["kind"] = settings.block_kind_weight
             weights["subject"] = settings.block_subject_weight
