@@ -259,6 +259,16 @@ def test_a_number_the_question_already_says_is_not_the_answer():
     assert text[start:end] == "Nine fragments"   # not "Nine fragments can be"
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("A glimmer table reaches full power with 15 glimmer shelves around it.", "15 glimmer shelves"),
+    ("The beacon needs 9 glimmer blocks placed under it.", "9 glimmer blocks"),
+    ("Up to 4 glimmers inside a jar glow brighter.", "Up to 4 glimmers"),
+])
+def test_what_a_number_counts_ends_before_a_preposition_or_participle(text, expected):
+    start, end = trim_to_kind(QUANTITY, text, 0, len(text), 0, len(text), question="how many are needed")
+    assert text[start:end] == expected
+
+
 def test_how_often_is_answered_in_its_units_and_a_range_stays_whole(reader):
     page = ("Glimmer", [
         ([], "A glimmer is a small glowing mob that floats over lakes at night."),

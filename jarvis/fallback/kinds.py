@@ -64,7 +64,9 @@ NUMBER_PHRASE = re.compile(
     r"(?:between\s+" + NUMBER + r"\s+and\s+" + NUMBER + "|" + NUMBER + r"(?:\s+(?:to|or)\s+" + NUMBER + r")?)"
     r"(?:\s+(?!(?:and|or|of|in|on|at|to|for|from|with|by|per|between|"
     r"when|if|but|which|that|the|a|an|is|are|was|were|be|can|could|will|would|may|must|has|have|had|do|does|"
-    r"it|its|each|every|while|so|as|" + NUMBER_WORDS + r")\b)[A-Za-z][\w'-]*){0,3}", re.IGNORECASE)
+    r"it|its|each|every|while|so|as|than|around|about|into|onto|near|under|over|above|below|inside|within|"
+    r"through|after|before|until|during|away|apart|placed|needed|required|" + NUMBER_WORDS + r")\b)"
+    r"[A-Za-z][\w'-]*){0,3}", re.IGNORECASE)
 # "in groups of four", "in Peaceful", "in Java Edition", "in this biome": prepositions that name no place.
 PLACE_WORD = re.compile(r"\b(in|on|inside|near|around|under|underneath|below|above|beneath|within|across|along|"
                         r"throughout|at)\s+(?!(?:any|all|least|most|once|first|night|day|random|level|a time|"
