@@ -46,9 +46,9 @@ eval: setup
 	  $(BIN)/jarvis eval --realbed --json eval-report/realbed/results.json --out eval-report/realbed; \
 	else echo "no ../shared/realwiki: real-wiki test bed skipped"; fi
 
-# Regenerate the bundled corpus after editing jarvis/samplewiki/articles/.
+# Regenerate the bundled corpus after editing wikis/samplewiki/articles/.
 corpus: setup
-	$(BIN)/python -m jarvis.samplewiki build-corpus
+	$(BIN)/python -m wikis.samplewiki build-corpus
 
 clean:
 	rm -rf $(VENV) mcserver/node_modules .pytest_cache eval-report

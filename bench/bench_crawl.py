@@ -50,7 +50,7 @@ def round_trip_ms(base_url: str, n: int = 20) -> float:
 
 def request_figures(workers: int, edits: int) -> None:
     """Requests per stored page by links and through the API; requests of --update."""
-    from jarvis.samplewiki import start_sample_wiki
+    from wikis.samplewiki import start_sample_wiki
 
     server, base_url = start_sample_wiki(port=0)
     start = f"{base_url}/w/Main_Page"

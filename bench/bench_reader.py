@@ -6,7 +6,7 @@
     python bench/bench_reader.py --work /tmp/jarvis-bench  # keep the built models, corpus and index
 
 What a question costs here is what the pipeline runs after retrieval: passage selection within
-the token budget (jarvis/passages.py) plus the span reader (jarvis/reader.py). The pages a
+the token budget (jarvis/readers/passages.py) plus the span reader (jarvis/readers/span.py). The pages a
 question reads: its expected page (when the question file names one that the corpus holds) and
 the next 2 pages a BM25 search returns, in search order; otherwise the top 3 search hits.
 
@@ -165,7 +165,7 @@ def question_inputs(corpus: Path, index_dir: Path, questions_path: Path, target:
 
 def question_passages(item: dict, pages: dict) -> list:
     """The passages of a question's pages, in page order, with sections and page scores."""
-    from jarvis.reader import Passage
+    from jarvis.readers.base import Passage
 
     passages = []
     for rank, (title, score) in enumerate(item["pages"]):
@@ -184,7 +184,7 @@ def run_config(name: str, models: dict, inputs: Path, limit: int, threads: int, 
     import torch
 
     from jarvis.config import ReaderSettings
-    from jarvis.passages import PassageSelector
+    from jarvis.readers.passages import PassageSelector
     from jarvis.pipeline import load_reader
 
     torch.set_num_threads(threads)
@@ -231,7 +231,7 @@ def export_once(name: str, models: dict) -> None:
     shape, changes = CONFIGS[name]
     if shape and changes.get("backend") == "onnx":
         from jarvis.config import ReaderSettings
-        from jarvis.reader import SpanReader
+        from jarvis.readers.span import SpanReader
 
         SpanReader.load(replace(ReaderSettings(), model=str(models[shape]), threads=1,
                                 quantize=changes.get("quantize", True)))

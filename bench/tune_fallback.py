@@ -33,7 +33,7 @@ from eval.metrics import best_f1  # noqa: E402
 from eval.questions import load_questions  # noqa: E402
 from index import build_index  # noqa: E402
 from jarvis.config import Config, FallbackSettings  # noqa: E402
-from jarvis.fallback import SentenceReader  # noqa: E402
+from jarvis.readers.fallback import SentenceReader  # noqa: E402
 from jarvis.pipeline import Jarvis  # noqa: E402
 
 DEV = ROOT / "eval" / "dev"

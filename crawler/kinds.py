@@ -24,12 +24,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from crawler.settings import SPIN_OFF_GAMES, SPIN_OFF_NAMESPACES
+from crawler.settings import JOKE_TERMS, SPIN_OFF_GAMES, SPIN_OFF_NAMESPACES
 
-# Joke releases, their worlds and things that exist only there, as a lead names them.
-JOKE_TERMS = ("24w14potato", "potato dimension", "potato peels", "mega spud", "plaguewhale", "toxifin", "batato",
-              "23w13a_or_b", "20w14∞", "20w14infinite", "3d shareware", "15w14a", "1.rv-pre1", "22w13oneblockatatime",
-              "java edition 2.0", "minecraft 2.0", "love and hugs update", "isolation dimension", "missing dimension")
 VERSION_TITLE = re.compile(
     r"^(?:(?:java|bedrock|pocket|education|legacy console|console|xbox 360|xbox one|playstation \d|"
     r"playstation vita|wii u|nintendo switch|new nintendo 3ds|pi|windows 10|china|minecraft education)"

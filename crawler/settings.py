@@ -2,34 +2,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
 
 DEFAULT_USER_AGENT = "JarvisBot/0.1 (+https://github.com/jarvis-minecraft/jarvis; Minecraft QA bot crawler)"
 
-# Title prefixes of MediaWiki namespaces that hold no articles. Used to drop links before fetching
-# them, and to classify a page whose HTML has no "wgNamespaceNumber" (where it has one, only
-# namespace 0 counts as an article). Compared case-insensitively, "_" and " " alike.
-NON_ARTICLE_NAMESPACES = (
-    "Media", "Special", "Talk", "User", "User talk", "Project", "Project talk", "File", "File talk",
-    "Image", "Image talk", "MediaWiki", "MediaWiki talk", "Template", "Template talk", "Help", "Help talk",
-    "Category", "Category talk", "Module", "Module talk", "Minecraft Wiki", "Minecraft Wiki talk",
-    "Gadget", "Gadget talk", "Gadget definition", "Gadget definition talk", "TimedText", "TimedText talk",
-    "Widget", "Widget talk", "Property", "Form", "Topic", "Data", "Tutorial", "Tutorial talk",
-    "UserWiki", "UserProfile", "Blog", "Message Wall", "Thread", "Board", "Map", "Portal",
-)
-
-# Spin-off games: their namespaces ("Minecraft Dungeons:Cow", "MCD:Cow") and articles about them
-# (title, category or the lead sentence naming one) are not about Minecraft itself.
-SPIN_OFF_GAMES = (
-    "Minecraft Dungeons", "Minecraft Legends", "Minecraft Earth", "Minecraft: Story Mode",
-    "Minecraft Story Mode", "Minecraft Education", "Minecraft: Education Edition",
-    "Minecraft Education Edition", "MinecraftEdu", "Minecraft Blast", "A Minecraft Movie",
-    "Minecraft Movie", "Minecraft Spin-off",
-)
-SPIN_OFF_NAMESPACES = (
-    "Minecraft Dungeons", "Dungeons", "MCD", "Minecraft Legends", "Legends", "MCL", "Minecraft Earth",
-    "Earth", "MCE", "Minecraft Story Mode", "Story Mode", "MCSM", "Minecraft Education", "Education",
-    "Movie", "Spin-off",
-)
+# The wiki's namespaces and spin-off games, as data (data/page_kinds.yaml says what each list is).
+PAGE_KINDS_FILE = Path(__file__).resolve().parent / "data" / "page_kinds.yaml"
+_PAGE_KINDS = yaml.safe_load(PAGE_KINDS_FILE.read_text(encoding="utf-8"))
+NON_ARTICLE_NAMESPACES: tuple[str, ...] = tuple(_PAGE_KINDS["non_article_namespaces"])   # no articles there
+SPIN_OFF_GAMES: tuple[str, ...] = tuple(_PAGE_KINDS["spin_off_games"])                   # not Minecraft itself
+SPIN_OFF_NAMESPACES: tuple[str, ...] = tuple(_PAGE_KINDS["spin_off_namespaces"])
+JOKE_TERMS: tuple[str, ...] = tuple(_PAGE_KINDS["joke_terms"])     # joke releases and their worlds (April Fools)
 
 
 @dataclass(frozen=True)

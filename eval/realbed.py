@@ -1,5 +1,5 @@
 """The real-wiki test bed as an evaluation corpus: ``../shared/realwiki`` served by the local mirror
-(jarvis.realbed), crawled by our crawler exactly as a user would crawl the live wiki, kept under
+(wikis.realbed), crawled by our crawler exactly as a user would crawl the live wiki, kept under
 ``$JARVIS_HOME/realbed/`` and made again only when the pages file, the crawl settings or the extractor change.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ MAIN_PAGE_PATH = "/w/Main_Page"
 def realbed_corpus(home: Path, pages: Path, settings: CrawlSettings, progress: bool = True) -> Path:
     """The corpus of a crawl of the test bed (a user error when the pages file is absent)."""
     from crawler import crawl
-    from jarvis.realbed import start_realbed_wiki
+    from wikis.realbed import start_realbed_wiki
 
     settings = replace(settings, delay=0.0)   # our own local site
     key = hashlib.sha1(json.dumps([file_sha256(Path(pages)), asdict(settings), EXTRACTOR_VERSION], sort_keys=True, default=str)

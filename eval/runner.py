@@ -45,7 +45,7 @@ class ReaderConfig:
 
     name: str
     description: str
-    load: Callable[[], object]             # -> jarvis.reader.Reader
+    load: Callable[[], object]             # -> jarvis.readers.base.Reader
     settings_changes: dict = field(default_factory=dict)
     default: bool = False
 
@@ -103,7 +103,7 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
     with ExitStack() as stack:
         searchers = {name: stack.enter_context(Searcher(path, config.retrieval)) for name, path in profiles.items()}
         searchers["tuned"].warm_up()
-        readers = reader_configs(options, config, searchers["tuned"].encoder)
+        readers = reader_configs(options, config, searchers["tuned"].encoder, searchers["tuned"].glossary)
         bar = stack.enter_context(tqdm(total=_planned_runs(len(questions), len(profiles), readers, options),
                                        unit="q", desc="eval", disable=not options.progress))
         for profile, searcher in searchers.items():
@@ -152,11 +152,12 @@ def _display_path(path: Path) -> str:
         return str(path)
 
 
-def reader_configs(options: EvalOptions, config, encoder=None) -> list[ReaderConfig]:
+def reader_configs(options: EvalOptions, config, encoder=None, glossary=None) -> list[ReaderConfig]:
     """The readers to compare. The default is what `jarvis ask` would use: the first model, else the fallback.
-    ``encoder``: the tuned searcher's question encoder, shared with the MiniLM fallback reader."""
-    from jarvis.reader import SpanReader, model_name
+    ``encoder``: the tuned searcher's question encoder, shared with the MiniLM fallback reader; ``glossary``:
+    the tuned index's players' words, which the fallback reader reads questions with."""
     from jarvis.readers import READERS
+    from jarvis.readers.span import SpanReader, model_name
 
     readers: list[ReaderConfig] = []
     for model in options.models or [config.reader.model]:
@@ -182,7 +183,7 @@ def reader_configs(options: EvalOptions, config, encoder=None) -> list[ReaderCon
     for kind in fallbacks:
         choice = READERS[f"fallback:{kind}"]
         readers.append(ReaderConfig(choice.name, choice.description,
-                                    lambda c=choice: c.load(config.reader, encoder)))
+                                    lambda c=choice: c.load(config.reader, encoder, glossary)))
     _mark_default(readers)
     return readers
 

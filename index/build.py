@@ -7,6 +7,7 @@ in atomically and older generations are cleaned up.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import shutil
@@ -21,7 +22,8 @@ from whoosh import index as whoosh_index
 from crawler.corpus import CorpusError, Page
 from index.documents import file_sha256, load_corpus, page_fingerprint, to_document
 from index.errors import SearchIndexError
-from index.layout import Generation, IndexDir, IndexMeta, write_meta
+from index.glossary import Glossary
+from index.layout import USER_GLOSSARY_FILE, Generation, IndexDir, IndexMeta, write_meta
 from index.profiles import IndexProfile, get_profile
 
 log = logging.getLogger(__name__)
@@ -80,12 +82,15 @@ class _Changes:
 
 
 def build_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, profile: str | IndexProfile = "tuned",
-                procs: int | None = None, progress: bool = True, encoder=None) -> IndexStats:
+                procs: int | None = None, progress: bool = True, encoder=None,
+                glossary: Glossary | None = None) -> IndexStats:
     """Build or rebuild the index at `index_dir` from a corpus, atomically, re-indexing only what changed.
 
     Safe while searchers use the directory: they keep the old generation until their next search.
     A dense profile also writes page vectors (``encoder``: a loaded dense.DenseEncoder, else one is
-    loaded here); vectors of unchanged pages are copied from the live generation.
+    loaded here); vectors of unchanged pages are copied from the live generation. ``glossary`` is the
+    server's own players' words, searched with over the bundled ones; None keeps the live generation's
+    (an update of the pages never drops them), an empty Glossary() removes them.
     """
     profile = get_profile(profile)
     procs = procs if procs is not None else _available_cpus()
@@ -97,11 +102,14 @@ def build_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, pr
     started = time.perf_counter()
     with layout.build_lock():
         live = layout.live_or_none()
+        glossary_text = (glossary if glossary is not None else _user_glossary(live)).to_text()
         meta = IndexMeta(profile=profile.name, profile_signature=profile.signature(),
-                         corpus_sha256=corpus.sha256, pages=len(corpus.pages))
+                         corpus_sha256=corpus.sha256, pages=len(corpus.pages),
+                         glossary_sha256=hashlib.sha256(glossary_text.encode()).hexdigest() if glossary_text else "")
         changes = _diff(corpus.pages, live) if _same_profile(live, profile) else None
 
-        if live is not None and changes is not None and changes.count == 0:
+        if (live is not None and changes is not None and changes.count == 0
+                and live.meta.glossary_sha256 == meta.glossary_sha256):
             if live.meta.corpus_sha256 != corpus.sha256:   # same pages, different file bytes
                 write_meta(live.path, replace(live.meta, corpus_sha256=corpus.sha256))
             return IndexStats(layout.root, live.name, profile.name, pages=len(corpus.pages), indexed=0,
@@ -122,6 +130,7 @@ def build_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, pr
                                    indexed=len(corpus.pages), added=len(corpus.pages), procs=used)
             if profile.dense:
                 _write_vectors(corpus.pages, build_path, live, encoder, progress)
+            _write_user_glossary(build_path, glossary_text)
             write_meta(build_path, meta)
             layout.publish(build_path, name)
         except BaseException:
@@ -156,6 +165,20 @@ def ensure_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, p
 
 
 # --------------------------------------------------------------------------- internals
+
+
+def _user_glossary(live: Generation | None) -> Glossary:
+    """The user glossary the live generation was built with (empty for none)."""
+    path = live.path / USER_GLOSSARY_FILE if live is not None else None
+    return Glossary.load(path) if path is not None and path.is_file() else Glossary()
+
+
+def _write_user_glossary(build_path: Path, text: str) -> None:
+    path = build_path / USER_GLOSSARY_FILE
+    if text:
+        path.write_text(text, encoding="utf-8")
+    elif path.exists():
+        path.unlink()   # copied from the live generation, and now removed
 
 
 def _same_profile(live: Generation | None, profile: IndexProfile) -> bool:

@@ -3,91 +3,116 @@
 Redirects already carry many old names as aliases ("Workbench" -> Crafting table), but a crawl only
 learns the redirects it meets, and players use words no redirect has ("notch apple", "boa", "skellies").
 A question that uses one gets the wiki's name added ("what does a notch apple do (enchanted golden
-apple)"), so both the lexical and the dense ranking see the name the pages use. The table is general
-Minecraft knowledge, not tuned to any question set; extend it freely.
+apple)"), so both the lexical and the dense ranking see the name the pages use.
+
+The words are data: ``index/data/glossary.tsv`` for the Minecraft Wiki, and a server's own file merged
+over it (``jarvis index --glossary FILE``, stored in the index so that every search uses it).
+
+    glossary = Glossary.bundled().merged(Glossary.load(path))
+    glossary.expand("what does a notch apple do")   # "... (enchanted golden apple)"
 """
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
 
-# players' word or phrase -> the wiki's name
-GLOSSARY: dict[str, str] = {
-    # items and blocks
-    "notch apple": "enchanted golden apple", "god apple": "enchanted golden apple",
-    "enchanted gapple": "enchanted golden apple", "egap": "enchanted golden apple", "gapple": "golden apple",
-    "workbench": "crafting table", "crafting bench": "crafting table",
-    "ench table": "enchanting table", "enchant table": "enchanting table", "enchantment table": "enchanting table",
-    "dynamite": "tnt", "cobble": "cobblestone", "obby": "obsidian", "debris": "ancient debris",
-    "mob spawner": "monster spawner", "spawner": "monster spawner", "pearl": "ender pearl",
-    "ender eye": "eye of ender", "totem": "totem of undying", "wings": "elytra", "grass path": "dirt path",
-    "pumpkin head": "carved pumpkin", "jack o lantern": "jack o'lantern", "redstone dust": "redstone",
-    "furnace minecart": "minecart with furnace", "nametag": "name tag", "spider web": "cobweb",
-    "web": "cobweb", "webs": "cobweb", "lapis": "lapis lazuli", "quartz": "nether quartz",
-    # mobs
-    "pigman": "zombified piglin", "pigmen": "zombified piglin", "zombie pigman": "zombified piglin",
-    "zombie pigmen": "zombified piglin", "zpm": "zombified piglin", "enderdragon": "ender dragon",
-    "the dragon": "ender dragon", "skelly": "skeleton", "skellies": "skeleton", "skele": "skeleton",
-    "wither skele": "wither skeleton", "mushroom cow": "mooshroom", "snowman": "snow golem",
-    "snow man": "snow golem", "golem": "iron golem", "testificate": "villager", "testificates": "villager",
-    "squidward": "squid", "zombie pig": "zombified piglin", "dog": "wolf", "dogs": "wolf", "puppy": "wolf",
-    "kitty": "cat", "kitten": "cat", "horsey": "horse",
-    # enchantments, effects, potions
-    "boa": "bane of arthropods", "prot": "protection", "fire prot": "fire protection",
-    "blast prot": "blast protection", "proj prot": "projectile protection", "sharp": "sharpness",
-    "unbreak": "unbreaking", "eff": "efficiency", "regen": "regeneration", "invis": "invisibility",
-    "str potion": "strength potion", "pot": "potion", "pots": "potion", "fire res": "fire resistance",
-    # places
-    "mesa": "badlands", "mushroom island": "mushroom fields", "mushroom biome": "mushroom fields",
-    "roofed forest": "dark forest", "swampland": "swamp", "extreme hills": "windswept hills",
-    "cold taiga": "snowy taiga", "ice plains": "snowy plains", "water temple": "ocean monument",
-    "ocean temple": "ocean monument", "desert temple": "desert pyramid", "jungle temple": "jungle pyramid",
-    "witch hut": "swamp hut", "warden city": "ancient city", "deep dark city": "ancient city",
-    "hell": "the nether", "end dimension": "the end", "nether fort": "nether fortress",
-    "bastion": "bastion remnant", "mansion": "woodland mansion",
-    # mechanics
-    "xp": "experience", "exp": "experience", "hp": "health", "hearts": "health",
-    "day night cycle": "daylight cycle", "day length": "daylight cycle",
-    "minecraft day": "daylight cycle", "mob cap": "spawn", "afk": "idle",
-    # where a material is mined is said on its ore's page ("what y level are diamonds at": Diamond Ore)
-    "y level": "ore", "y-level": "ore", "branch mine": "ore", "strip mine": "ore",
-}
+from index.errors import SearchIndexError
+
+BUNDLED_GLOSSARY = Path(__file__).resolve().parent / "data" / "glossary.tsv"
+# Tables: a thing's name, a verb, and the prose's words for a verb (readers only: "love mode" is on
+# every breedable mob's page and would pull general pages into retrieval).
+NAME, ACTION, PROSE = "name", "action", "prose"
+TABLES = (NAME, ACTION, PROSE)
+RETRIEVAL_TABLES = (NAME, ACTION)
 
 
-# players' everyday verbs -> the verbs the wiki writes ("Cobwebs can be obtained using shears")
-ACTIONS: dict[str, str] = {
-    "pick up": "obtain", "pick it up": "obtain", "collect": "obtain", "farm": "obtain",
-    "set off": "ignite activate", "light up": "ignite", "blow up": "explode",
-    "get rid of": "remove cure", "take off": "remove", "power up": "charge", "fill up": "charge",
-    "dupe": "duplicate", "fix": "repair", "make babies": "breed", "turn into": "convert transform",
-}
-# Words the wiki's prose uses for a player's verb, that help a reader pick the sentence but would pull
-# general pages into retrieval ("love mode" is on every breedable mob's page and on Breeding): the wiki
-# says how to breed a mob as what "activates love mode".
-PROSE: dict[str, str] = {"breed": "love mode", "breeding": "love mode", "make babies": "love mode"}
+class GlossaryError(SearchIndexError):
+    """A glossary file that cannot be read: the message names the file and the line."""
 
 
-@lru_cache(maxsize=2)
-def _pattern(table: str) -> re.Pattern:
-    # Longest phrases first, so "zombie pigman" wins over "pigman".
-    phrases = sorted(_TABLES[table], key=len, reverse=True)
-    # A name counts in the plural too ("mushroom islands", "witch huts"); a verb as written.
-    plural = r"(?:s|es)?" if table == "names" else ""
-    return re.compile(r"(?<![\w'])(" + "|".join(re.escape(p) for p in phrases) + r")" + plural + r"(?![\w'])",
-                      re.IGNORECASE)
+@dataclass(frozen=True)
+class Glossary:
+    """players' words -> the wiki's words, per table (NAME, ACTION, PROSE); keys are case-folded."""
 
+    tables: dict[str, dict[str, str]] = field(default_factory=lambda: {table: {} for table in TABLES})
 
-_TABLES = {"names": GLOSSARY, "actions": ACTIONS, "prose": PROSE}
+    @classmethod
+    def bundled(cls) -> "Glossary":
+        """The Minecraft Wiki's glossary shipped with Jarvis."""
+        return cls.load(BUNDLED_GLOSSARY)
 
+    @classmethod
+    def load(cls, path: str | Path) -> "Glossary":
+        """A glossary file; a GlossaryError naming the line when one is malformed."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise GlossaryError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        except OSError as exc:
+            raise GlossaryError(f"cannot read glossary {path}: {exc.strerror or exc}") from None
+        return cls.parse(text, str(path))
 
-def expand_question(question: str, tables: tuple[str, ...] = ("names", "actions")) -> str:
-    """The question with the wiki's words for the players' words it uses added in brackets: names
-    of things (GLOSSARY), verbs (ACTIONS) and the prose's words for them (PROSE, for readers only);
-    ``tables`` picks which."""
-    added = []
-    for table in tables:
-        for match in _pattern(table).finditer(question):
-            word = _TABLES[table][match.group(1).casefold()]
-            if word not in added and word not in question.casefold():
-                added.append(word)
-    return f"{question} ({', '.join(added)})" if added else question
+    @classmethod
+    def parse(cls, text: str, source: str = "glossary") -> "Glossary":
+        """Lines of ``table<TAB>players' words<TAB>wiki's words`` (or ``players' words<TAB>wiki's words``,
+        a name); ``#`` starts a comment line."""
+        tables: dict[str, dict[str, str]] = {table: {} for table in TABLES}
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            cells = [cell.strip() for cell in line.split("\t")]
+            if len(cells) == 2:
+                cells = [NAME, *cells]
+            if len(cells) != 3:
+                raise GlossaryError(f"{source}, line {number}: expected 'table<TAB>players' words<TAB>wiki's words' "
+                                    f"(or two columns for a name), got {len(cells)} column(s): {line.strip()[:60]!r}")
+            table, words, wiki = cells
+            if table not in tables:
+                raise GlossaryError(f"{source}, line {number}: unknown table {table!r} (use {', '.join(TABLES)})")
+            if not re.search(r"\w", words) or not re.search(r"\w", wiki):
+                raise GlossaryError(f"{source}, line {number}: an empty phrase")
+            tables[table][" ".join(words.casefold().split())] = " ".join(wiki.split())
+        return cls(tables)
+
+    def merged(self, other: "Glossary") -> "Glossary":
+        """This glossary with ``other``'s entries added, ``other`` winning where both define a phrase."""
+        return Glossary({table: {**self.tables.get(table, {}), **other.tables.get(table, {})} for table in TABLES})
+
+    def __len__(self) -> int:
+        return sum(len(entries) for entries in self.tables.values())
+
+    def to_text(self) -> str:
+        """The glossary in its file format (what the index stores)."""
+        return "".join(f"{table}\t{words}\t{wiki}\n" for table in TABLES
+                       for words, wiki in self.tables.get(table, {}).items())
+
+    def expand(self, question: str, tables: tuple[str, ...] = RETRIEVAL_TABLES) -> str:
+        """The question with the wiki's words for the players' words it uses added in brackets;
+        ``tables`` picks which tables count."""
+        added: list[str] = []
+        folded = question.casefold()
+        for table in tables:
+            pattern = self._patterns.get(table)
+            if pattern is None:
+                continue
+            for match in pattern.finditer(question):
+                word = self.tables[table][" ".join(match.group(1).casefold().split())]
+                if word not in added and word.casefold() not in folded:
+                    added.append(word)
+        return f"{question} ({', '.join(added)})" if added else question
+
+    @cached_property
+    def _patterns(self) -> dict[str, re.Pattern]:
+        patterns = {}
+        for table, entries in self.tables.items():
+            if not entries:
+                continue
+            # Longest phrases first, so "zombie pigman" wins over "pigman"; a name counts in the plural too.
+            phrases = sorted(entries, key=len, reverse=True)
+            plural = r"(?:s|es)?" if table == NAME else ""
+            body = "|".join(r"\s+".join(re.escape(word) for word in phrase.split()) for phrase in phrases)
+            patterns[table] = re.compile(r"(?<![\w'])(" + body + r")" + plural + r"(?![\w'])", re.IGNORECASE)
+        return patterns

@@ -2,7 +2,8 @@
 
     DIR/
       CURRENT              one line: the live generation's name and build id (replaced with os.replace)
-      gen-000007/          a complete Whoosh index + jarvis-index.json (its metadata)
+      gen-000007/          a complete Whoosh index + jarvis-index.json (its metadata), page vectors
+                           and the user glossary it was built with (user-glossary.tsv, if any)
       gen-000006/          the previous generation, kept for searchers that still have it open
       .tmp-gen-000008/     a build in progress (never named by CURRENT)
       build.lock           held by the one process building
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 POINTER_FILE = "CURRENT"
 META_FILE = "jarvis-index.json"
 LOCK_FILE = "build.lock"
+USER_GLOSSARY_FILE = "user-glossary.tsv"   # a server's own players' words (index/glossary.py), if any
 FORMAT = 1                       # bump when the stored fields or layout change incompatibly
 GEN_RE = re.compile(r"^gen-(\d{6,})$")
 TMP_PREFIX = ".tmp-"
@@ -48,6 +50,7 @@ class IndexMeta:
     profile_signature: str
     corpus_sha256: str
     pages: int
+    glossary_sha256: str = ""        # of the user glossary built in ("" for none)
     build_id: str = ""
     built_at: str = ""
     format: int = FORMAT
@@ -58,7 +61,8 @@ class IndexMeta:
 
     @classmethod
     def from_json(cls, data: dict) -> "IndexMeta":
-        return cls(**{name: data[name] for name in cls.__dataclass_fields__})
+        # Fields added later have defaults: an index built before them still opens.
+        return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
 
 
 @dataclass(frozen=True)

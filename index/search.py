@@ -25,8 +25,8 @@ from whoosh.searching import Searcher as WhooshSearcher
 from index.coord import coordinate
 from index.dense import DenseEncoder, PageVectors
 from index.errors import IndexCorruptError, SearchIndexError
-from index.glossary import expand_question
-from index.layout import Generation, IndexDir
+from index.glossary import Glossary
+from index.layout import USER_GLOSSARY_FILE, Generation, IndexDir
 from index.priors import asked_kinds, kind_weight
 from index.profiles import IndexProfile, get_profile
 from index.settings import RetrievalSettings
@@ -98,9 +98,14 @@ class _OpenGeneration:
             except (OSError, ValueError, KeyError) as exc:
                 searcher.close()
                 raise IndexCorruptError(index_dir, f"{generation.name}: unreadable page vectors ({exc})") from exc
-        return cls(pointer, generation, profile, searcher, profile.parser(ix.schema), vectors)
+        glossary = Glossary.bundled()
+        user_glossary = generation.path / USER_GLOSSARY_FILE
+        if user_glossary.is_file():
+            glossary = glossary.merged(Glossary.load(user_glossary))
+        return cls(pointer, generation, profile, searcher, profile.parser(ix.schema), vectors, glossary)
 
     vectors: PageVectors | None = None
+    glossary: Glossary = field(default_factory=Glossary)   # the bundled players' words + the index's own
     # docnum -> (title, kind), read once per page: the stored fields hold the paragraphs, too big to
     # load again for each of the ~100 candidates of every question (the generation never changes).
     _facts: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
@@ -211,6 +216,12 @@ class Searcher:
         return self._encoder or None
 
     @property
+    def glossary(self) -> Glossary:
+        """The players' words this index searches with (the bundled glossary and the index's own)."""
+        with self._lock:
+            return self._refresh().glossary
+
+    @property
     def encoder(self) -> DenseEncoder | None:
         """The question encoder in use (shared with readers that embed text too), once loaded."""
         return self._encoder or None
@@ -221,11 +232,11 @@ class Searcher:
         """The top `k` pages for a player's question, best first; [] when nothing matches."""
         if k < 1:
             raise SearchIndexError(f"k must be at least 1 (got {k})")
-        words = question_words(expand_question(query))
-        if not words:
-            return []
         with self._lock:
             current = self._refresh()
+            words = question_words(current.glossary.expand(query))
+            if not words:
+                return []
             query_vector = None
             if current.profile.dense and current.vectors is not None:
                 encoder = self._dense_encoder()

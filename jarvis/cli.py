@@ -118,9 +118,11 @@ def cmd_crawl(args: argparse.Namespace, config: Config) -> int:
 
 def cmd_index(args: argparse.Namespace, config: Config) -> int:
     from index import build_index
+    from index.glossary import Glossary
 
+    glossary = Glossary.load(args.glossary) if args.glossary else (Glossary() if args.no_glossary else None)
     stats = build_index(Path(args.corpus), Path(args.index), profile=args.profile, procs=args.procs,
-                        progress=not args.quiet)
+                        progress=not args.quiet, glossary=glossary)
     print(stats.summary())
     return 0
 
@@ -194,14 +196,14 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_sample_wiki(args: argparse.Namespace, config: Config) -> int:
-    from jarvis.samplewiki import serve_sample_wiki
+    from wikis.samplewiki import serve_sample_wiki
 
     serve_sample_wiki(host=args.host, port=args.port)
     return 0
 
 
 def cmd_realbed_wiki(args: argparse.Namespace, config: Config) -> int:
-    from jarvis.realbed import serve_realbed_wiki
+    from wikis.realbed import serve_realbed_wiki
 
     serve_realbed_wiki(pages=Path(args.pages), host=args.host, port=args.port)
     return 0
@@ -271,6 +273,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", choices=["tuned", "baseline"], default="tuned",
                    help="tuned: BM25F over title+aliases+content; baseline: the original's content-only BM25")
     p.add_argument("--procs", type=_positive, default=None, metavar="N", help="indexing processes (default: all cores)")
+    words = p.add_mutually_exclusive_group()
+    words.add_argument("--glossary", metavar="FILE", default=None,
+                       help="your players' own words for wiki names (TSV: 'name<TAB>their word<TAB>wiki name'), "
+                            "searched with over the bundled ones; kept by later builds of the index")
+    words.add_argument("--no-glossary", action="store_true", help="remove the index's own players' words")
 
     p = sub("search", cmd_search, "show the top pages for a query")
     p.add_argument("query", metavar="QUERY")

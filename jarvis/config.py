@@ -14,9 +14,8 @@ from crawler.settings import CrawlSettings
 from index.settings import RetrievalSettings
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-SAMPLE_WIKI_DIR = PACKAGE_DIR / "samplewiki"
-ARTICLES_DIR = SAMPLE_WIKI_DIR / "articles"
-BUNDLED_CORPUS = SAMPLE_WIKI_DIR / "corpus.jsonl"
+# The bundled default: the sample wiki (wikis/samplewiki) crawled into a corpus, shipped as data.
+BUNDLED_CORPUS = PACKAGE_DIR / "data" / "sample_corpus.jsonl"
 DEFAULT_QUESTIONS = PACKAGE_DIR.parent / "eval" / "questions.txt"
 REALBED_QUESTIONS = PACKAGE_DIR.parent / "eval" / "dev" / "realbed_dev.txt"
 
@@ -41,7 +40,7 @@ def _weights(**weights: float):
 
 @dataclass(frozen=True)
 class FallbackSettings:
-    """Tuning of the offline fallback reader (jarvis/fallback/): weights of the parts of a block's and a
+    """Tuning of the offline fallback reader (jarvis/readers/fallback/): weights of the parts of a block's and a
     sentence's score, each part in [0, 1]. Developed on dev question sets, never on eval/questions.txt."""
 
     block_weights_minilm: dict = _weights(semantic=0.45, words=0.35, rank=0.1, lead=0.1)
@@ -75,7 +74,7 @@ class FallbackSettings:
 
 @dataclass(frozen=True)
 class PassageSettings:
-    """How jarvis/passages.py ranks the candidate passages before the token budget cuts them."""
+    """How jarvis/readers/passages.py ranks the candidate passages before the token budget cuts them."""
 
     bm25_weight: float = 1.0            # the passage's BM25 against the question, relative to the best
     dense_weight: float = 0.6           # cosine similarity of question and passage embeddings (if any)
@@ -112,7 +111,7 @@ class ReaderSettings:
     # bench/bench_reader.py) or "torch". A GPU always runs torch.
     backend: str = "onnx"
     export_dir: str = ""                # where ONNX exports are cached ("": <model directory>/onnx)
-    # Passage selection (jarvis/passages.py): the tokens the span reader may read per question,
+    # Passage selection (jarvis/readers/passages.py): the tokens the span reader may read per question,
     # question and special tokens of every window included. The budget, not a paragraph count,
     # bounds the cost of a question. 0: read every paragraph of the top pages.
     token_budget: int = 1536

@@ -22,7 +22,7 @@ from typing import Protocol, Sequence
 from jarvis.config import Config, ReaderSettings
 from jarvis.errors import JarvisError
 from jarvis.lexical import TermAnalyzer, bm25_scores
-from jarvis.reader import Passage, Reader, Span
+from jarvis.readers.base import Passage, Reader, Span
 from jarvis.readers import load_reader  # noqa: F401 - re-exported: the pipeline's way to get a reader
 
 log = logging.getLogger(__name__)
@@ -139,12 +139,12 @@ class Jarvis:
     stats: AskStats = field(default_factory=AskStats)
 
     def __post_init__(self) -> None:
-        from jarvis.passages import PassageSelector
+        from jarvis.readers.passages import PassageSelector
 
         self._cache = AnswerCache(self.settings.cache_size)
         self._lock = threading.Lock()
         self._analyzer = TermAnalyzer()
-        # The span reader reads what fits a token budget (jarvis/passages.py): long real pages no longer
+        # The span reader reads what fits a token budget (jarvis/readers/passages.py): long real pages no longer
         # mean long waits. The fallback ranks passages itself and reads them all.
         tokenizer = getattr(self.reader, "tokenizer", None)
         self._selector = PassageSelector(self.settings, tokenizer=tokenizer) if tokenizer is not None else None
@@ -157,7 +157,8 @@ class Jarvis:
         searcher = Searcher(Path(index_dir), config.retrieval)
         try:
             searcher.warm_up()   # the question encoder of a hybrid index; the fallback reader shares it
-            reader = load_reader(config.reader, encoder=searcher.encoder, name=config.reader.reader or None)
+            reader = load_reader(config.reader, encoder=searcher.encoder, name=config.reader.reader or None,
+                                 glossary=searcher.glossary)
         except BaseException:
             searcher.close()
             raise

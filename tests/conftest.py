@@ -38,7 +38,7 @@ def tiny_qa_model(tmp_path_factory) -> Path:
 def realbed():
     """The real-wiki test bed's pages (``../shared/realwiki``, read at run time, never copied into the
     project); skips the test where it is not there (a fresh clone)."""
-    from jarvis.realbed import RealBed, RealBedMissing
+    from wikis.realbed import RealBed, RealBedMissing
 
     try:
         return RealBed.load()
@@ -50,7 +50,7 @@ def realbed():
 def serve_realbed():
     """Starts a test-bed site on a free port: ``serve_realbed(bed) -> base URL``; stopped at the end."""
     from jarvis.config import SAMPLE_WIKI_HOST
-    from jarvis.realbed import RealBedServer
+    from wikis.realbed import RealBedServer
 
     servers = []
 

@@ -1,4 +1,4 @@
-"""Crawling through the MediaWiki Action API: the sample wiki serves api.php (jarvis/wikiapi).
+"""Crawling through the MediaWiki Action API: the sample wiki serves api.php (wikis/actionapi).
 
 A full crawl through the API costs about one request per stored article and gives the same
 corpus as following links; --update after N changed pages costs at most N + 5 requests and
@@ -22,7 +22,7 @@ def corpus_view(path) -> list[tuple]:
 
 @pytest.fixture()
 def sample_wiki():
-    from jarvis.samplewiki import start_sample_wiki
+    from wikis.samplewiki import start_sample_wiki
 
     server, base_url = start_sample_wiki(port=0)
     yield server, base_url
@@ -31,7 +31,7 @@ def sample_wiki():
 
 @pytest.fixture(scope="module")
 def link_corpus(tmp_path_factory):
-    from jarvis.samplewiki import start_sample_wiki
+    from wikis.samplewiki import start_sample_wiki
 
     server, base_url = start_sample_wiki(port=0)
     out = tmp_path_factory.mktemp("links") / "corpus.jsonl"
@@ -183,7 +183,7 @@ def test_cli_update_brings_the_index_up_to_date(sample_wiki, tmp_path, capsys):
 
 
 def test_a_page_that_fails_during_an_update_is_kept_and_tried_again(sample_wiki, tmp_path):
-    from jarvis.samplewiki.server import Response
+    from wikis.samplewiki.server import Response
 
     server, base_url = sample_wiki
     out = tmp_path / "corpus.jsonl"

@@ -16,7 +16,7 @@ from crawler import CrawlSettings, crawl, read_corpus
 
 @pytest.fixture(scope="module")
 def sample_wiki():
-    from jarvis.samplewiki import start_sample_wiki
+    from wikis.samplewiki import start_sample_wiki
 
     server, base_url = start_sample_wiki(port=0)
     yield base_url

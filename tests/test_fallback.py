@@ -5,9 +5,9 @@ that only the rules are tested, not facts of the bundled wiki.
 """
 import pytest
 
-from jarvis.fallback import DROPS, METHOD, PLACE, PURPOSE, QUANTITY, RECIPE, TOOL, YES_NO, SentenceReader, question_kind
-from jarvis.fallback.kinds import trim_to_kind
-from jarvis.reader import Passage
+from jarvis.readers.fallback import DROPS, METHOD, PLACE, PURPOSE, QUANTITY, RECIPE, TOOL, YES_NO, SentenceReader, question_kind
+from jarvis.readers.fallback.kinds import trim_to_kind
+from jarvis.readers.base import Passage
 
 
 @pytest.fixture(scope="module")
@@ -309,7 +309,7 @@ def test_what_loot_is_an_item_of_the_drops_list_not_a_line_about_looting(reader)
 
 
 def test_an_answer_does_not_open_inside_a_bracket_or_with_a_copula():
-    from jarvis.fallback.trimming import answer_opening
+    from jarvis.readers.fallback.trimming import answer_opening
     text = "Glimmer huts (also known as lake huts) are small cabins that spawn glimmers."
     assert text[answer_opening(text, 0, text.index("huts)"), len(text)):].startswith("small cabins")
     text = "Glimmerlands, formerly known as glowlands, are misty biomes."
@@ -326,8 +326,8 @@ def test_a_recipe_table_row_without_ingredients_is_not_the_recipe(reader):
 
 
 def test_later_rows_of_a_drop_table_are_less_sure_and_nothing_is_no_drop(reader):
-    from jarvis.fallback.blocks import Sentence
-    from jarvis.fallback.reader import _later_row_penalty
+    from jarvis.readers.fallback.blocks import Sentence
+    from jarvis.readers.fallback.reader import _later_row_penalty
     rows = passages_of(("Glimmer", [(["Drops"], "Glow Dust \u2014 Quantity: 0\u20132."),
                                     (["Drops"], "Lake Pearl \u2014 Quantity: 1."),
                                     (["Drops"], "Nothing \u2014 Roll Chance: 1/6; Quantity: 1."),
@@ -355,13 +355,13 @@ def test_a_negative_number_keeps_its_sign_and_a_see_aside_is_cut():
     text = "The glimmer city generates at layer -51, under the lakes."
     start, end = trim_to_kind(QUANTITY, text, 0, len(text), 0, len(text), question="what y level is the glimmer city")
     assert text[start:end] == "-51"
-    from jarvis.fallback.trimming import clause_end
+    from jarvis.readers.fallback.trimming import clause_end
     text = "It is built from 4 glow blocks in a T shape (see image on the right) on open ground."
     assert text[text.index("from"):clause_end(text, text.index("from"), len(text))] == "from 4 glow blocks in a T shape"
 
 
 def test_sections_about_the_page_rather_than_the_thing_count_against_an_answer():
-    from jarvis.fallback.kinds import section_matches
+    from jarvis.readers.fallback.kinds import section_matches
     for section in (("Trivia",), ("History", "Java Edition"), ("Data values", "ID")):
         assert section_matches(RECIPE, section) == -1.0
         assert section_matches(None, section) == -1.0
@@ -463,8 +463,8 @@ def test_numbers_the_way_the_wiki_writes_them(reader, question, answer):
 
 
 def test_chat_spellings_and_answer_edges(reader):
-    from jarvis.fallback.kinds import RECIPE, question_kind
-    from jarvis.fallback.trimming import strip_span
+    from jarvis.readers.fallback.kinds import RECIPE, question_kind
+    from jarvis.readers.fallback.trimming import strip_span
     assert question_kind("how do u make a glimmer lamp") == RECIPE
     text = "Glimmer huts generate in swamps and lakes\u200c[Java Edition only]."
     assert text[slice(*strip_span(text, text.index("swamps"), len(text)))] == "swamps and lakes"
@@ -484,7 +484,7 @@ def test_chat_spellings_and_answer_edges(reader):
     ("how do you get rid of the glimmer curse", "method"),
 ])
 def test_how_do_i_get_is_a_recipe_only_when_it_asks_for_the_thing(question, kind):
-    from jarvis.fallback.kinds import question_kind
+    from jarvis.readers.fallback.kinds import question_kind
     assert question_kind(question) == kind
 
 
@@ -528,7 +528,7 @@ def test_how_to_breed_is_read_from_the_love_mode_sentence_not_the_breeding_drops
 
 
 def test_a_sentence_opening_with_depending_on_names_no_means(reader):
-    from jarvis.fallback.kinds import METHOD, trim_to_kind
+    from jarvis.readers.fallback.kinds import METHOD, trim_to_kind
     text = "Glimmers glow. Depending on the weather it also either produces a trail of light."
     start = text.index("Depending")
     assert trim_to_kind(METHOD, text, start, len(text) - 1, start, len(text) - 1) is None
@@ -539,7 +539,7 @@ def test_a_sentence_opening_with_depending_on_names_no_means(reader):
 
 
 def test_a_participle_clause_ends_the_answer_but_a_list_of_ing_nouns_does_not():
-    from jarvis.fallback.trimming import clause_end
+    from jarvis.readers.fallback.trimming import clause_end
     text = "Feeding a glimmer a cookie instantly kills it, emitting sparks as it dies."
     start = text.index("instantly")
     assert text[start:clause_end(text, start, len(text))] == "instantly kills it"

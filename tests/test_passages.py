@@ -7,8 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
 
 from jarvis.config import ReaderSettings
-from jarvis.passages import PassageSelector, question_kinds, section_matches
-from jarvis.reader import Passage, SpanReader
+from jarvis.readers.passages import PassageSelector, question_kinds, section_matches
+from jarvis.readers.base import Passage
+from jarvis.readers.span import SpanReader
 
 WORDS = ("cow drops leather beef zombie spawns dark light torch crafted coal stick creeper explodes "
          "block mob player iron diamond wool bed night biome village trade emerald").split()
@@ -168,7 +169,7 @@ def test_the_budget_is_never_exceeded(reader, texts, budget, question):
                   max_size=20).map(" ".join))
 def test_cached_terms_are_the_analyzers_terms(text):
     from jarvis.lexical import TermAnalyzer
-    from jarvis.passages import CachedTerms
+    from jarvis.readers.passages import CachedTerms
 
     analyzer = TermAnalyzer()
     assert CachedTerms(analyzer)(text) == analyzer.terms(text)

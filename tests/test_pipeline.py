@@ -17,7 +17,7 @@ from jarvis.cli import main
 from jarvis.config import Config, ReaderSettings
 from jarvis.errors import JarvisError
 from jarvis.pipeline import MAX_QUESTION_CHARS, Jarvis, QuestionError, check_question, normalize_question
-from jarvis.reader import Passage
+from jarvis.readers.base import Passage
 
 DESIGN_JSON_KEYS = {"answer", "score", "title", "reader", "seconds"}
 

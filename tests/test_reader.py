@@ -10,7 +10,8 @@ import torch
 
 from jarvis.config import ReaderSettings
 from jarvis.pipeline import load_reader
-from jarvis.reader import Passage, SpanReader, widen_to_words
+from jarvis.readers.base import Passage
+from jarvis.readers.span import SpanReader, widen_to_words
 
 QUESTIONS = ["What do cows drop?", "Where do zombies spawn?", "How do you craft a torch?", "what is a creeper"]
 
@@ -243,7 +244,7 @@ def test_onnx_int8_reads_like_torch_int8_within_tolerance(tiny_qa_model):
 def test_the_onnx_export_is_made_once_and_redone_when_the_weights_change(tiny_qa_model, tmp_path, monkeypatch):
     import shutil
 
-    import jarvis.onnx_backend as onnx_backend
+    import jarvis.readers.onnx_backend as onnx_backend
 
     model_dir = tmp_path / "model"
     shutil.copytree(tiny_qa_model, model_dir, ignore=shutil.ignore_patterns("onnx"))
@@ -266,7 +267,7 @@ def test_the_onnx_export_is_made_once_and_redone_when_the_weights_change(tiny_qa
 
 
 def test_unknown_backend_is_a_settings_error_not_a_fallback(tiny_qa_model):
-    from jarvis.reader import ReaderSettingsError
+    from jarvis.readers.base import ReaderSettingsError
 
     with pytest.raises(ReaderSettingsError, match="unknown reader backend 'tpu'"):
         load_reader(settings(tiny_qa_model, backend="tpu"))

@@ -27,7 +27,7 @@ def test_an_unloadable_model_gives_way_to_the_fallback_with_a_warning(tmp_path, 
 
 
 def test_a_reader_named_explicitly_does_not_fall_back(tmp_path):
-    from jarvis.reader import ModelUnavailableError
+    from jarvis.readers.base import ModelUnavailableError
 
     with pytest.raises(ModelUnavailableError):
         load_reader(ReaderSettings(model=str(tmp_path / "no-such-model")), name="span")

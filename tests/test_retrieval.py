@@ -13,8 +13,10 @@ import pytest
 from crawler.corpus import Page, write_corpus
 from index import Searcher, build_index
 from index.dense import DenseEncoder, PageVectors
-from index.glossary import expand_question
+from index.glossary import ACTION, Glossary
 from index.priors import asked_kinds
+
+expand_question = Glossary.bundled().expand
 
 PAGES = [
     Page("Daylight cycle", "http://127.0.0.1/w/Daylight_cycle",
@@ -122,7 +124,7 @@ def test_players_words_are_translated_to_the_wiki_names():
     assert expand_question("what is the mesa (badlands)") == "what is the mesa (badlands)"   # already named
     assert expand_question("how do i get xpander") == "how do i get xpander"    # whole words only
     assert expand_question("how do i pick up spider webs") == "how do i pick up spider webs (cobweb, obtain)"
-    assert expand_question("how do i pick up webs", tables=("actions",)) == "how do i pick up webs (obtain)"
+    assert expand_question("how do i pick up webs", (ACTION,)) == "how do i pick up webs (obtain)"
     assert expand_question("do mobs spawn on mushroom islands") == "do mobs spawn on mushroom islands (mushroom fields)"
     assert expand_question("what y level are diamonds at") == "what y level are diamonds at (ore)"
 

@@ -1,4 +1,4 @@
-"""The server-side Action API (jarvis/wikiapi) over the sample wiki's page store: answers shaped as
+"""The server-side Action API (wikis/actionapi) over the sample wiki's page store: answers shaped as
 MediaWiki 1.43's with formatversion=2, limits and continuation, recent changes, maxlag, errors."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 @pytest.fixture(scope="module")
 def site():
-    from jarvis.samplewiki.server import SampleWikiSite
-    from jarvis.samplewiki.site import SampleWiki
+    from wikis.samplewiki.server import SampleWikiSite
+    from wikis.samplewiki.site import SampleWiki
 
     return SampleWikiSite(SampleWiki.load(), "http://wiki.test")
 
@@ -88,8 +88,8 @@ def test_parse_returns_the_rendered_content(site):
 
 
 def test_recent_changes_record_edits_moves_and_deletions(tmp_path):
-    from jarvis.samplewiki.server import SampleWikiSite
-    from jarvis.samplewiki.site import SampleWiki
+    from wikis.samplewiki.server import SampleWikiSite
+    from wikis.samplewiki.site import SampleWiki
 
     site = SampleWikiSite(SampleWiki.load(), "http://wiki.test")
     assert call(site, action="query", list="recentchanges")["query"]["recentchanges"] == []

@@ -1,0 +1,86 @@
+"""Reading: the answer to a question cut out of the pages retrieval found. One package, one entry point.
+
+    load_reader(settings)                          # what `jarvis ask` uses: the span reader, else the fallback
+    load_reader(settings, name="fallback:lexical") # one reader by name
+    READERS                                        # name -> ReaderChoice (description, loader)
+
+Modules:
+- ``base``: ``Passage`` (what readers read), ``Span`` (what they return), the ``Reader`` protocol;
+- ``span``: the span reader (an extractive QA model, RoBERTa by default), and ``onnx_backend`` that runs
+  it with onnxruntime on a CPU;
+- ``passages``: which passages the span reader reads within its token budget;
+- ``fallback``: the offline sentence reader, for when no QA weights can be loaded.
+
+A span reader that cannot load (weights not on disk, no network) gives way to the fallback reader
+named by ``settings.fallback``, with one warning; a reader named explicitly does not.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Callable
+
+from jarvis.config import ReaderSettings
+from jarvis.readers.base import ModelUnavailableError, Passage, Reader, ReaderSettingsError, Span
+from jarvis.readers.span import SpanReader
+
+__all__ = ["READERS", "ReaderChoice", "UnknownReaderError", "load_reader", "ModelUnavailableError", "Passage",
+           "Reader", "ReaderSettingsError", "Span", "SpanReader"]
+
+log = logging.getLogger(__name__)
+
+SPAN = "span"
+
+
+@dataclass(frozen=True)
+class ReaderChoice:
+    name: str
+    description: str
+    # (settings, shared dense encoder or None, the index's glossary or None) -> Reader
+    load: Callable[[ReaderSettings, object, object], Reader]
+
+
+def _fallback(kind: str) -> Callable[[ReaderSettings, object, object], Reader]:
+    def load(settings: ReaderSettings, encoder, glossary) -> Reader:
+        from jarvis.readers.fallback import load_fallback_reader
+
+        return load_fallback_reader(kind, settings.fallback_tuning, encoder, glossary)
+    return load
+
+
+READERS: dict[str, ReaderChoice] = {choice.name: choice for choice in (
+    ReaderChoice(SPAN, "extractive QA model (settings.model: hub id or local directory)",
+                 lambda settings, encoder, glossary: SpanReader.load(settings)),
+    ReaderChoice("fallback:minilm", "offline sentence reader with MiniLM embeddings, no QA model", _fallback("minilm")),
+    ReaderChoice("fallback:lexical", "offline sentence reader, words only", _fallback("lexical")),
+    ReaderChoice("fallback:auto", "fallback:minilm when its model loads, else fallback:lexical", _fallback("auto")),
+)}
+
+
+class UnknownReaderError(ValueError):
+    user_error = True
+
+
+def load_reader(settings: ReaderSettings, encoder=None, name: str | None = None, glossary=None) -> Reader:
+    """The reader called ``name``; by default the span reader for ``settings.model``, falling back to
+    ``fallback:<settings.fallback>`` (with a warning) when the model cannot load or none is configured.
+
+    ``encoder``: the searcher's dense encoder to share; ``glossary``: the index's players' words
+    (index.glossary.Glossary; None: the bundled ones), which the fallback reader reads questions with."""
+    if name is not None:
+        if name not in READERS:
+            raise UnknownReaderError(f"unknown reader {name!r} (choose from {', '.join(READERS)})")
+        return READERS[name].load(settings, encoder, glossary)
+    fallback = READERS.get(f"fallback:{settings.fallback}")
+    if fallback is None:
+        raise UnknownReaderError(f"unknown fallback reader {settings.fallback!r} "
+                                 f"(choose from {', '.join(n.split(':', 1)[1] for n in READERS if ':' in n)})")
+    if not settings.model:
+        log.info("answering with the offline fallback reader (no QA model configured)")
+        return fallback.load(settings, encoder, glossary)
+    try:
+        return READERS[SPAN].load(settings, encoder, glossary)
+    except ModelUnavailableError as exc:
+        reader = fallback.load(settings, encoder, glossary)
+        log.warning("QA model unavailable: %s; answering with the offline reader %s", exc, reader.name)
+        return reader

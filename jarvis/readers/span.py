@@ -1,0 +1,383 @@
+"""The span reader: an extractive QA model that cuts the answer out of a paragraph.
+
+As in the original Jarvis, every paragraph of the top pages is read on its own as the
+model's context (question + paragraph); the best span of a paragraph is the one with
+the highest start logit + end logit, and the answer is the best span over all
+paragraphs. Paragraphs longer than the model's window are read as overlapping windows.
+
+Two ways to run the same computation:
+- batched (default): all windows are tokenized at once, sorted by length (so a batch
+  holds windows of similar length and padding stays small), and run ``batch_size`` at
+  a time;
+- sequential (``ReaderSettings.sequential``): one paragraph per forward pass, the
+  original's way, kept so the two can be measured side by side. Both give the same
+  spans and scores.
+
+Two engines run the forward passes on a CPU (``ReaderSettings.backend``): "onnx", the model
+exported once to ONNX (int8 weights by default) and run by onnxruntime (jarvis/readers/onnx_backend.py),
+and "torch", the transformers model itself (dynamic int8 by default). A GPU always runs torch.
+Any extractive QA model loads the same way (hub id or local directory): RoBERTa, BERT (with
+token_type_ids), DistilBERT (without) and their tokenizers.
+
+SQuAD 2.0 models also score "no answer" (start and end on the first token). A window's
+span only counts when it beats that window's no-answer score by
+``ReaderSettings.no_answer_margin``; when no window has such a span, the reader returns
+None and Jarvis says it does not know.
+"""
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from jarvis.config import READER_BACKENDS, ReaderSettings
+from jarvis.errors import first_line
+from jarvis.readers.base import ModelUnavailableError, Passage, ReaderSettingsError, Span
+
+log = logging.getLogger(__name__)
+
+# Seconds to wait for the Hugging Face hub before deciding it is unreachable. A model that
+# is not cached must fail fast when offline, not after the hub client's retries (~45 s).
+HUB_PROBE_TIMEOUT = 5.0
+# The question gets at most this share of a window; the rest is for the paragraph.
+MAX_QUESTION_SHARE = 0.25
+
+
+def widen_to_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """Extend [start, end) to whole words and drop surrounding spaces and separators."""
+    while start > 0 and start < len(text) and text[start - 1].isalnum() and text[start].isalnum():
+        start -= 1
+    while 0 < end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
+        end += 1
+    while start < end and (text[start].isspace() or text[start] in ",;:"):
+        start += 1
+    while end > start and (text[end - 1].isspace() or text[end - 1] in ",;:"):
+        end -= 1
+    return start, end
+
+
+@dataclass(frozen=True)
+class _WindowResult:
+    """The best span of one window, in token positions."""
+
+    window: int
+    span_score: float
+    null_score: float
+    start_token: int
+    end_token: int
+
+
+class SpanReader:
+    """An AutoModelForQuestionAnswering with its tokenizer, loaded once and reused."""
+
+    def __init__(self, tokenizer, model, settings: ReaderSettings, name: str) -> None:
+        import torch
+
+        self.tokenizer = tokenizer
+        self.tokenizer.padding_side = "right"   # token positions below are counted from the left
+        self.model = model.eval()
+        self.settings = settings
+        self.name = name
+        self._torch = torch
+        self._input_names = model_input_names(tokenizer, model)
+        self.backend = backend_of(model)
+
+    # ------------------------------------------------------------------ loading
+
+    @classmethod
+    def load(cls, settings: ReaderSettings) -> "SpanReader":
+        """Load ``settings.model`` (local directory or hub id); ModelUnavailableError if impossible.
+
+        On a GPU the model runs in torch; on a CPU with ``settings.backend``: "onnx" (exported
+        once, then onnxruntime) or "torch"; int8 when ``settings.quantize``.
+        """
+        import torch
+
+        if settings.backend not in READER_BACKENDS:
+            raise ReaderSettingsError(f"unknown reader backend {settings.backend!r} "
+                                        f"(choose from {', '.join(READER_BACKENDS)})")
+        # More threads than this buys little for one question and starves the chat bridge.
+        threads = settings.threads or min(torch.get_num_threads(), 8)
+        torch.set_num_threads(threads)
+        if settings.backend == "onnx" and not torch.cuda.is_available():
+            tokenizer = _check_tokenizer(settings.model, _load_pretrained(settings.model, with_model=False)[0])
+            model = _onnx_model(settings, tokenizer, threads)
+            return cls(tokenizer, model, settings, name=model_name(settings.model, settings.quantize))
+        tokenizer, model = _load_pretrained(settings.model)
+        tokenizer = _check_tokenizer(settings.model, tokenizer)
+        quantized = False
+        if torch.cuda.is_available():
+            model = model.to("cuda")  # a GPU beats int8 on a CPU; dynamic quantization is CPU-only
+        elif settings.quantize:
+            model, quantized = _quantize(model), True
+        return cls(tokenizer, model, settings, name=model_name(settings.model, quantized))
+
+    # ------------------------------------------------------------------ reading
+
+    def read(self, question: str, passages: Sequence[Passage]) -> Span | None:
+        passages = [p for p in passages if p.text.strip()]
+        if not passages:
+            return None
+        question = self._fit_question(question)
+        if self.settings.sequential:
+            results = []
+            for i, passage in enumerate(passages):  # one paragraph per forward pass
+                windows = self._tokenize(question, [passage])
+                results += [(i, windows, r) for r in self._score_windows(windows, range(len(windows["input_ids"])))]
+        else:
+            windows = self._tokenize(question, passages)
+            n = len(windows["input_ids"])
+            by_length = sorted(range(n), key=lambda w: len(windows["input_ids"][w]))
+            size = max(1, self.settings.batch_size)
+            results = []
+            for first in range(0, n, size):
+                for r in self._score_windows(windows, by_length[first:first + size]):
+                    results.append((windows["overflow_to_sample_mapping"][r.window], windows, r))
+        return self._best_span(passages, results)
+
+    def _fit_question(self, question: str) -> str:
+        """Cut an overlong question so the paragraph keeps most of the window."""
+        limit = int(self.settings.max_seq_len * MAX_QUESTION_SHARE)
+        encoding = self.tokenizer(question, add_special_tokens=False, return_offsets_mapping=True)
+        offsets = encoding["offset_mapping"]
+        if len(offsets) <= limit:
+            return question
+        return question[:offsets[limit - 1][1]]
+
+    def _tokenize(self, question: str, passages: Sequence[Passage]):
+        """Question + paragraph pairs as windows; a long paragraph yields several overlapping ones."""
+        return self.tokenizer(
+            [question] * len(passages),
+            [p.text for p in passages],
+            truncation="only_second",
+            max_length=self.settings.max_seq_len,
+            stride=self.settings.doc_stride,
+            return_overflowing_tokens=True,
+            return_offsets_mapping=True,
+            padding=False,
+        )
+
+    def _score_windows(self, windows, ids: Sequence[int]) -> list[_WindowResult]:
+        """One forward pass over the given windows; the best span of each (None-free list)."""
+        torch = self._torch
+        ids = list(ids)
+        features = [{name: windows[name][w] for name in self._input_names if name in windows} for w in ids]
+        batch = self.tokenizer.pad(features, padding=True, return_tensors="pt").to(self.model.device)
+        with torch.inference_mode():
+            output = self.model(**batch)
+        start_logits = output.start_logits.float().cpu()
+        end_logits = output.end_logits.float().cpu()
+        length = start_logits.shape[1]
+
+        # Spans must lie inside the paragraph (sequence 1), start <= end, at most N tokens long.
+        context = torch.zeros((len(ids), length), dtype=torch.bool)
+        null_pos = []
+        for row, w in enumerate(ids):
+            seq_ids = windows.sequence_ids(w)
+            context[row, :len(seq_ids)] = torch.tensor([s == 1 for s in seq_ids])
+            null_pos.append(_cls_position(windows["input_ids"][w], self.tokenizer.cls_token_id))
+        rows = torch.arange(len(ids))
+        null_scores = start_logits[rows, null_pos] + end_logits[rows, null_pos]
+        neg_inf = torch.finfo(start_logits.dtype).min
+        starts = start_logits.masked_fill(~context, neg_inf)
+        ends = end_logits.masked_fill(~context, neg_inf)
+        pair = starts[:, :, None] + ends[:, None, :]
+        allowed = torch.ones((length, length), dtype=torch.bool).triu()
+        allowed &= ~torch.ones((length, length), dtype=torch.bool).triu(self.settings.max_answer_tokens)
+        pair = pair.masked_fill(~allowed, neg_inf)
+        best_scores, flat = pair.view(len(ids), -1).max(dim=1)
+
+        results = []
+        for row, w in enumerate(ids):
+            if not context[row].any():
+                continue  # the question filled the whole window
+            results.append(_WindowResult(w, float(best_scores[row]), float(null_scores[row]),
+                                         int(flat[row]) // length, int(flat[row]) % length))
+        return results
+
+    def _best_span(self, passages: Sequence[Passage], results) -> Span | None:
+        """The highest-scoring span among windows whose span beats their no-answer score."""
+        margin = self.settings.no_answer_margin
+        ranked = sorted((r for r in results if r[2].span_score - r[2].null_score > margin),
+                        key=lambda r: -r[2].span_score)
+        for passage_no, windows, result in ranked:
+            passage = passages[passage_no]
+            offsets = windows["offset_mapping"][result.window]
+            start, end = widen_to_words(passage.text, offsets[result.start_token][0], offsets[result.end_token][1])
+            if start < end:
+                return Span(passage.text[start:end], result.span_score, passage, start, end, result.null_score)
+        return None
+
+
+# ---------------------------------------------------------------------- loading helpers
+
+
+def model_input_names(tokenizer, model) -> list[str]:
+    """The tokenizer outputs the model takes: DistilBERT has no token_type_ids, BERT has, RoBERTa ignores them."""
+    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in tokenizer.model_input_names]
+    accepted = getattr(model, "input_names", None)   # an onnxruntime session says what it takes
+    if accepted is None:
+        import inspect
+
+        accepted = inspect.signature(model.forward).parameters
+    return [n for n in names if n in accepted]
+
+
+def backend_of(model) -> str:
+    """"onnx", "torch" or "torch-cuda": what runs the forward passes."""
+    from jarvis.readers.onnx_backend import OnnxQAModel
+
+    if isinstance(model, OnnxQAModel):
+        return "onnx"
+    return "torch-cuda" if str(getattr(model, "device", "cpu")).startswith("cuda") else "torch"
+
+
+def _check_tokenizer(source: str, tokenizer):
+    if not getattr(tokenizer, "is_fast", False):
+        raise ModelUnavailableError(f"{source}: the span reader needs a fast tokenizer (offsets)")
+    return tokenizer
+
+
+def _onnx_model(settings: ReaderSettings, tokenizer, threads: int):
+    """The ONNX Runtime model of ``settings.model``, exported on first use and cached."""
+    from jarvis.readers.onnx_backend import OnnxQAModel, export_path, export_qa_model
+
+    directory = _model_directory(settings.model)
+    if directory is None:                     # a hub id not downloaded yet: download (or fail) first
+        _load_pretrained(settings.model)
+        directory = _model_directory(settings.model)
+    if directory is None:
+        raise ModelUnavailableError(f"cannot find the files of {settings.model} after loading it")
+    export_dir = Path(settings.export_dir).expanduser() if settings.export_dir else directory / "onnx"
+    target = export_path(directory, export_dir, settings.quantize, label=model_name(settings.model))
+    if not target.is_file():
+        log.warning("exporting %s to ONNX%s (first use only)", settings.model, " int8" if settings.quantize else "")
+        _, model = _load_pretrained(str(directory))
+        try:
+            export_qa_model(model, model_input_names(tokenizer, model), target, settings.quantize)
+        except OSError as exc:
+            raise ModelUnavailableError(f"cannot write the ONNX export to {target.parent} ({first_line(exc)})") from exc
+        except Exception as exc:  # noqa: BLE001 - the exporter raises many kinds; all mean "this model cannot"
+            raise ModelUnavailableError(f"cannot export {settings.model} to ONNX ({first_line(exc)}); "
+                                        "use the torch backend") from exc
+        del model
+    try:
+        return OnnxQAModel(target, threads)
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's own exception types
+        raise ModelUnavailableError(f"cannot open the ONNX export {target} ({first_line(exc)})") from exc
+
+
+def _model_directory(source: str) -> Path | None:
+    """The directory holding the model's files: the local path, or the hub cache's snapshot (None if not cached)."""
+    local = Path(source).expanduser()
+    if local.is_dir():
+        return local
+    from transformers.utils import cached_file
+
+    try:
+        config = cached_file(source, "config.json", local_files_only=True)
+    except (OSError, ValueError):
+        return None
+    if config is None:
+        return None
+    directory = Path(config).parent
+    has_weights = any(p.suffix in (".safetensors", ".bin") for p in directory.iterdir())
+    return directory if has_weights else None
+
+
+def _cls_position(input_ids: Sequence[int], cls_token_id: int | None) -> int:
+    """Where the no-answer score is read: the CLS token (first for BERT/RoBERTa)."""
+    if cls_token_id is not None and cls_token_id in input_ids:
+        return list(input_ids).index(cls_token_id)
+    return 0
+
+
+def model_name(source: str, quantized: bool = False) -> str:
+    """What Answer.reader shows: the model's last path component (``roberta-base-squad2``)."""
+    name = Path(source.rstrip("/\\")).name or source
+    return f"{name}+int8" if quantized else name
+
+
+def _looks_like_path(source: str) -> bool:
+    return source.startswith((".", "/", "~", "\\")) or (len(source) > 1 and source[1] == ":") or source.count("/") > 1
+
+
+@contextmanager
+def no_progress_bars(active: bool = True):
+    """Hide transformers' progress bars (e.g. "Loading weights" when loading from disk) for the block."""
+    from transformers.utils import logging as hf_logging
+
+    hide = active and hf_logging.is_progress_bar_enabled()
+    if hide:
+        hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if hide:
+            hf_logging.enable_progress_bar()
+
+
+def _load_pretrained(source: str, with_model: bool = True):
+    """Tokenizer and QA model (None unless ``with_model``) from a local directory or the hub (cache
+    first, then download)."""
+    from transformers import AutoModelForQuestionAnswering, AutoTokenizer
+
+    def load(name: str, local_only: bool):
+        with no_progress_bars(local_only):  # a download shows its progress; a load from disk needs none
+            tokenizer = AutoTokenizer.from_pretrained(name, local_files_only=local_only)
+            if not with_model:
+                return tokenizer, None
+            return tokenizer, AutoModelForQuestionAnswering.from_pretrained(name, local_files_only=local_only)
+
+    if not source:
+        raise ModelUnavailableError("no QA model configured")
+    local = Path(source).expanduser()
+    if local.is_dir():
+        try:
+            return load(str(local), local_only=True)
+        except (OSError, ValueError, KeyError) as exc:
+            raise ModelUnavailableError(f"{local} is not a usable QA model directory ({first_line(exc)})") from exc
+    if local.exists() or _looks_like_path(source):
+        raise ModelUnavailableError(f"no model directory at {local}")
+
+    # A hub id: the local cache first (no network at all when it is there) ...
+    try:
+        return load(source, local_only=True)
+    except (OSError, ValueError):
+        pass
+    from huggingface_hub import constants
+
+    if constants.is_offline_mode():
+        raise ModelUnavailableError(f"{source} is not in the Hugging Face cache and HF_HUB_OFFLINE is set")
+    # ... then one quick, retry-free look at the hub before the real (retrying) download.
+    _probe_hub(source)
+    log.warning("downloading QA model %s (first use only)", source)
+    try:
+        return load(source, local_only=False)
+    except (OSError, ValueError) as exc:
+        raise ModelUnavailableError(f"cannot load {source} ({first_line(exc)})") from exc
+
+
+def _probe_hub(repo_id: str) -> None:
+    """Raise ModelUnavailableError at once when the hub is unreachable or has no such model."""
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url
+
+    try:
+        get_hf_file_metadata(hf_hub_url(repo_id, "config.json"), timeout=HUB_PROBE_TIMEOUT)
+    except Exception as exc:  # noqa: BLE001 - httpx, HfHubHTTPError, OSError, ValueError all mean "cannot"
+        raise ModelUnavailableError(f"cannot download {repo_id} ({first_line(exc)})") from exc
+
+
+def _quantize(model):
+    """Dynamic int8 quantization of the Linear layers (CPU inference speed-up), in place: no second copy."""
+    import warnings
+
+    import torch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.ao.quantization deprecation notices
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
+
+
