@@ -4,11 +4,12 @@
     python bench/tune_fallback.py --rounds 3       # keep moving while a change gains
 
 Scores full-system F1 (retrieval + `fallback:minilm`) on the development sets only: the sample wiki's
-eval/dev/sample_dev.txt and, when ../shared is there, the real bed's realbed_dev.txt and
-realbed_dev3.txt. Each weight is scaled by 0.5, 0.75, 1.33 and 2 (whole numbers moved by -2..+2), one
-at a time; a change is taken when the mean over the sets gains at least --min-gain. The held-back
-sets (eval/questions.txt, realbed_dev2.txt, realbed_kinds.txt) are scored only for the settings
-the search starts and ends with: they say whether a gain is real, and are never searched on.
+eval/dev/sample_dev.txt and, when ../shared is there, the real bed's realbed_dev.txt, realbed_dev3.txt
+and realbed_dev4.txt. Each weight is scaled by 0.5, 0.75, 1.33 and 2 (whole numbers moved by -2..+2),
+one at a time; a change is taken when the mean over the sets gains at least --min-gain. The held-back
+sets (eval/questions.txt, sample_dev2.txt, realbed_dev2.txt, realbed_dev5.txt, realbed_kinds.txt) are
+scored only for the settings the search starts and ends with: they say whether a gain is real, and are
+never searched on.
 
 Retrieval is run once per question (the weights do not change it) and the question encoder keeps its
 embeddings between settings, so a setting takes seconds. Prints a table per pass and the settings
@@ -33,6 +34,7 @@ from eval.metrics import best_f1  # noqa: E402
 from eval.questions import load_questions  # noqa: E402
 from index import build_index  # noqa: E402
 from jarvis.config import Config, FallbackSettings  # noqa: E402
+from jarvis.confidence import ConfidenceModel  # noqa: E402
 from jarvis.readers.fallback import SentenceReader  # noqa: E402
 from jarvis.pipeline import Jarvis  # noqa: E402
 
@@ -50,13 +52,13 @@ class QuestionSet:
 
 
 def load_sets(config: Config, workdir: Path) -> list[QuestionSet]:
-    beds = [("sample wiki", config.bundled_corpus, [DEV / "sample_dev.txt"], [config.questions])]
+    beds = [("sample wiki", config.bundled_corpus, [DEV / "sample_dev.txt"], [config.questions, DEV / "sample_dev2.txt"])]
     if config.realbed_pages.is_file():
         from eval.realbed import realbed_corpus
 
-        corpus = realbed_corpus(config.home, config.realbed_pages, config.crawl)
-        beds.append(("real bed", corpus, [DEV / "realbed_dev.txt", DEV / "realbed_dev3.txt"],
-                     [DEV / "realbed_dev2.txt", DEV / "realbed_kinds.txt"]))
+        corpus = realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=False)
+        beds.append(("real bed", corpus, [DEV / "realbed_dev.txt", DEV / "realbed_dev3.txt", DEV / "realbed_dev4.txt"],
+                     [DEV / "realbed_dev2.txt", DEV / "realbed_dev5.txt", DEV / "realbed_kinds.txt"]))
     else:
         print("(no ../shared/realwiki: the sample wiki's sets only)")
     reader = replace(config.reader, model="", reader="fallback:minilm", cache_size=0)
@@ -65,7 +67,8 @@ def load_sets(config: Config, workdir: Path) -> list[QuestionSet]:
         index_dir = workdir / f"index-{number}"
         print(f"indexing the {bed} ...", flush=True)
         build_index(corpus, index_dir, progress=False)
-        jarvis = Jarvis.from_config(replace(config, reader=reader), index_dir)
+        # The weights are judged by F1 alone: no confidence model is needed.
+        jarvis = Jarvis.from_config(replace(config, reader=reader), index_dir, ConfidenceModel.neutral("fallback"))
         for path, held_back in [(p, False) for p in tuned] + [(p, True) for p in held]:
             asked = [(q.text, jarvis.searcher.search(q.text, k=jarvis.top_k), q.answers)
                      for q in load_questions(path)]

@@ -43,3 +43,26 @@ def best_f1(prediction: str, golds: Iterable[str]) -> float:
 
 def best_em(prediction: str, golds: Iterable[str]) -> float:
     return max((exact_match(prediction, g) for g in golds), default=0.0)
+
+
+# The player's view (a reply is judged as a player reads it): a stated answer is right when its span scores
+# F1 >= RIGHT_F1 against a gold answer, or when a gold answer of two or more words is inside the reply (the
+# quoted sentence says it, even where the span was trimmed badly). One word inside a sentence is no answer.
+RIGHT_F1 = 0.5
+MIN_QUOTED_WORDS = 2
+
+
+def reply_contains(reply: str, gold: str) -> bool:
+    """Whether the normalised gold answer, of at least MIN_QUOTED_WORDS words, is a run of the reply's words."""
+    gold_tokens = normalize_answer(gold).split()
+    if len(gold_tokens) < MIN_QUOTED_WORDS:
+        return False
+    reply_tokens = normalize_answer(reply).split()
+    width = len(gold_tokens)
+    return any(reply_tokens[i:i + width] == gold_tokens for i in range(len(reply_tokens) - width + 1))
+
+
+def is_right(answer: str, reply: str, golds: Iterable[str]) -> bool:
+    """A stated answer is right: F1 >= RIGHT_F1, or a gold answer of two or more words inside the reply."""
+    golds = list(golds)
+    return best_f1(answer, golds) >= RIGHT_F1 or any(reply_contains(reply, g) for g in golds)

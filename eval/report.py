@@ -11,6 +11,8 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from eval.players_view import PlayersView, calibration_error, risk_coverage, write_trust_chart
+
 IR, QA, FULL = "ir", "qa", "full"
 KIND_LABELS = {IR: "IR top-3", QA: "QA (page given)", FULL: "Full system"}
 
@@ -27,6 +29,13 @@ class QuestionResult:
     f1: float = 0.0
     em: float = 0.0
     seconds: float = 0.0
+    # The player's view (eval/players_view.py); QA and full only.
+    confidence: float = 0.0     # the estimated probability that the answer is right
+    abstained: bool = True      # not stated as fact (Jarvis said it was not sure, or did not know)
+    reply: str = ""             # what the chat showed
+    sentence: str = ""          # the sentence the answer was read in
+    right_if_stated: bool = False   # the answer, had it been stated, would be right (metrics.is_right)
+    verdict: str = ""           # right, wrong, unsure-expected, unsure-other or unknown
 
 
 @dataclass
@@ -68,12 +77,32 @@ class ConfigResult:
             return times[0]
         return statistics.quantiles(times, n=100, method="inclusive")[round(quantile * 100) - 1]
 
+    def players_view(self) -> PlayersView | None:
+        """Right, wrong and unsure replies (QA and full configurations that ran)."""
+        if not self.ran or self.kind == IR or not self.questions:
+            return None
+        return PlayersView.of(self.questions)
+
     def summary(self) -> dict:
+        view = self.players_view()
         return {"kind": self.kind, "name": self.name, "description": self.description, "ran": self.ran,
                 "not_run_reason": self.not_run_reason, "n": self.n, "score": self.score, "em": self.em,
                 "total_seconds": round(self.total_seconds, 3),
                 "p50_seconds": _round(self.latency(0.5)), "p95_seconds": _round(self.latency(0.95)),
-                "default": self.default}
+                "default": self.default,
+                "players_view": None if view is None else {
+                    **view.to_json(), "calibration_error": _round(calibration_error(self.questions))}}
+
+
+TRUST_CHART = "trust.png"
+
+
+def _thin(curve: list[tuple[float, float, float]], points: int = 12) -> list[tuple[float, float, float]]:
+    """About ``points`` points of a risk–coverage curve, evenly spread over coverage, the last one kept."""
+    if len(curve) <= points:
+        return curve
+    step = len(curve) / points
+    return [curve[min(len(curve) - 1, round(i * step))] for i in range(points)] + [curve[-1]]
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -92,10 +121,28 @@ class EvalReport:
     machine: str = field(default_factory=lambda: describe_machine())
 
     def headline(self, kind: str) -> float | None:
-        for config in self.configs:
-            if config.kind == kind and config.default and config.ran:
-                return config.score
-        return None
+        config = self.default_config(kind)
+        return config.score if config is not None else None
+
+    def default_config(self, kind: str) -> ConfigResult | None:
+        return next((c for c in self.configs if c.kind == kind and c.default and c.ran), None)
+
+    def players_view_rows(self) -> list[list[str]]:
+        rows = []
+        for c in self.configs:
+            view = c.players_view()
+            if view is None:
+                continue
+            counts = view.counts
+            rows.append([KIND_LABELS[c.kind], c.name + (" *" if c.default else ""), view.n, counts["right"],
+                         counts["wrong"], counts["unsure-expected"], counts["unsure-other"], counts["unknown"],
+                         _fmt(view.precision, ".3f"), _fmt(view.coverage, ".3f"),
+                         _fmt(view.unsure_points_to_expected, ".3f"), _fmt(calibration_error(c.questions), ".3f")])
+        return rows
+
+    PLAYERS_VIEW_HEADERS = ["evaluation", "configuration", "n", "right", "wrong", "unsure → expected page",
+                            "unsure → other page", "don't know", "precision", "coverage",
+                            "unsure → expected share", "max calibration gap"]
 
     @property
     def n(self) -> int:
@@ -128,6 +175,9 @@ class EvalReport:
             "qa_f1": self.headline(QA),
             "full_f1": self.headline(FULL),
             "n": self.n,
+            # What players see from the default full system: precision of stated answers, coverage, unsure.
+            "players_view": (self.default_config(FULL).summary()["players_view"]
+                             if self.default_config(FULL) is not None else None),
             "questions_file": self.questions_file,
             "measured_at": self.measured_at,
             "machine": self.machine,
@@ -144,12 +194,14 @@ class EvalReport:
         with path.open("w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)
             writer.writerow(["evaluation", "configuration", "line", "question", "expected_title", "hit",
-                             "retrieved", "answer", "answer_title", "f1", "em", "seconds"])
+                             "retrieved", "answer", "answer_title", "f1", "em", "seconds", "confidence",
+                             "abstained", "verdict", "reply"])
             for c in self.configs:
                 for q in c.questions:
                     writer.writerow([c.kind, c.name, q.line, q.question, q.expected_title, int(q.hit),
                                      " ; ".join(q.retrieved), q.answer, q.answer_title, f"{q.f1:.4f}",
-                                     f"{q.em:.0f}", f"{q.seconds:.4f}"])
+                                     f"{q.em:.0f}", f"{q.seconds:.4f}", f"{q.confidence:.4f}",
+                                     int(q.abstained), q.verdict, q.reply])
 
     def write_markdown(self, path: Path, chart_name: str = "chart.png") -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -163,6 +215,22 @@ class EvalReport:
             tabulate(self.rows(), headers=self.HEADERS, tablefmt="github"), "",
             f"![accuracy, F1 and latency per configuration]({chart_name})", "",
         ]
+        view_rows = self.players_view_rows()
+        if view_rows:
+            lines += ["## The player's view", "",
+                      "Every reply as a player reads it: **right** (stated, F1 ≥ 0.5 or a gold answer of two or "
+                      "more words in the reply), **wrong** (stated, not right), **unsure** (Jarvis said it was "
+                      "not sure and pointed to a page: the expected one or another), **don't know** (no page). "
+                      "Precision: right / stated; coverage: stated / all. The calibration gap: the largest "
+                      "|mean confidence − right rate| over the confidence bins of width 0.2 holding ≥ 10 answers.",
+                      "", tabulate(view_rows, headers=self.PLAYERS_VIEW_HEADERS, tablefmt="github"), ""]
+            full = self.default_config(FULL)
+            if full is not None and full.players_view() is not None:
+                lines += [f"![risk–coverage and reliability of the default full system]({TRUST_CHART})", "",
+                          "Risk–coverage of the default full system (threshold → coverage, precision):", "",
+                          tabulate([[f"{t:.2f}", f"{cov:.3f}", f"{prec:.3f}"]
+                                    for t, cov, prec in _thin(risk_coverage(full.questions))],
+                                   headers=["threshold", "coverage", "precision"], tablefmt="github"), ""]
         misses = [(c, q) for c in self.configs if c.default and c.ran for q in c.questions
                   if (c.kind == IR and not q.hit) or (c.kind != IR and q.f1 < 0.5)]
         if misses:
@@ -211,6 +279,12 @@ class EvalReport:
         self.write_chart(paths[1])
         self.write_csv(paths[2])
         self.write_json(paths[3])
+        full = self.default_config(FULL)
+        if full is not None and full.players_view() is not None:
+            paths.append(out_dir / TRUST_CHART)
+            threshold = min((q.confidence for q in full.questions if not q.abstained), default=None)
+            write_trust_chart(full.questions, paths[-1], f"Jarvis, {full.name}: {full.n} questions from "
+                              f"{self.questions_file}", threshold)
         if json_path is not None and json_path.resolve() != paths[3].resolve():
             self.write_json(json_path)
             paths.append(json_path)

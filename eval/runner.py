@@ -19,7 +19,8 @@ from typing import Callable
 from tqdm import tqdm
 
 from crawler.corpus import Page, read_corpus
-from eval.metrics import best_em, best_f1
+from eval.metrics import best_em, best_f1, is_right
+from eval.players_view import UNKNOWN, verdict
 from eval.questions import Question, QuestionFileError, load_questions
 from eval.report import FULL, IR, QA, ConfigResult, EvalReport, QuestionResult
 
@@ -77,6 +78,7 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
     """Run every evaluation, write report.md, chart.png, questions.csv and results.json; return the report."""
     from index import Searcher, ensure_index
     from jarvis.errors import first_line
+    from jarvis.confidence import load_confidence_model
     from jarvis.pipeline import Jarvis, check_question
 
     questions = load_questions(options.questions)
@@ -120,13 +122,14 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
             if reader_config.name.startswith("fallback:"):
                 reader_config = replace(reader_config, name=reader.name)  # "auto" -> what answered
             settings = replace(config.reader, **reader_config.settings_changes)
-            jarvis = Jarvis(searchers["tuned"], reader, settings, config.top_k)
+            confidence = load_confidence_model(reader.name, settings, config.home)   # as `jarvis ask` would
+            jarvis = Jarvis(searchers["tuned"], reader, settings, config.top_k, confidence=confidence)
             configs.append(evaluate_qa(reader_config, jarvis, questions, resolver, bar))
             configs.append(evaluate_full(reader_config, "tuned", jarvis, questions, resolver, bar))
             if reader_config.default:
                 for other in ("lexical", "baseline"):
                     if other in searchers:
-                        jarvis = Jarvis(searchers[other], reader, settings, config.top_k)
+                        jarvis = Jarvis(searchers[other], reader, settings, config.top_k, confidence=confidence)
                         configs.append(evaluate_full(replace(reader_config, default=False), other, jarvis,
                                                      questions, resolver, bar))
 
@@ -234,10 +237,11 @@ def evaluate_qa(reader_config: ReaderConfig, jarvis, questions: list[Question], 
     for q in questions:
         page = resolver.find(q.expected_title)
         if page is None:
-            result.questions.append(QuestionResult(q.line, q.text, q.expected_title, answer="(page not in corpus)"))
+            result.questions.append(QuestionResult(q.line, q.text, q.expected_title, answer="(page not in corpus)",
+                                                   verdict=UNKNOWN))
         else:
             answer = jarvis.read_pages(q.text, [page])
-            result.questions.append(_scored(q, answer, retrieved=[page.title]))
+            result.questions.append(_scored(q, answer, [page.title], resolver))
         bar.update(1)
     result.total_seconds = time.perf_counter() - began
     return result
@@ -252,13 +256,21 @@ def evaluate_full(reader_config: ReaderConfig, profile: str, jarvis, questions: 
     began = time.perf_counter()
     for q in questions:
         answer = jarvis.ask(q.text)
-        result.questions.append(_scored(q, answer, retrieved=list(answer.pages)))
+        result.questions.append(_scored(q, answer, list(answer.pages), resolver))
         bar.update(1)
     result.total_seconds = time.perf_counter() - began
     return result
 
 
-def _scored(q: Question, answer, retrieved: list[str]) -> QuestionResult:
+def _scored(q: Question, answer, retrieved: list[str], resolver: PageResolver) -> QuestionResult:
+    # Judged as a player reads it: the reply the answer would have had, stated (eval/players_view.py).
+    stated_reply = replace(answer, abstained=False).reply
+    right_if_stated = answer.found and is_right(answer.text, stated_reply, q.answers)
+    points_to_expected = bool(answer.title) and resolver.same_page(q.expected_title, answer.title)
     return QuestionResult(q.line, q.text, q.expected_title, answer=answer.text, answer_title=answer.title,
                           retrieved=retrieved, hit=bool(answer.found), f1=best_f1(answer.text, q.answers),
-                          em=best_em(answer.text, q.answers), seconds=answer.seconds)
+                          em=best_em(answer.text, q.answers), seconds=answer.seconds,
+                          confidence=answer.confidence, abstained=answer.abstained, reply=answer.reply,
+                          sentence=answer.sentence, right_if_stated=right_if_stated,
+                          verdict=verdict(not answer.abstained, right_if_stated, bool(answer.title),
+                                          points_to_expected))

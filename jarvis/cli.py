@@ -44,6 +44,17 @@ def _whole_number(text: str, minimum: int, rule: str) -> int:
     return value
 
 
+def _probability(text: str) -> float:
+    """argparse type: a number in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
+    return value
+
+
 def _positive(text: str) -> int:
     """argparse type: an integer >= 1."""
     return _whole_number(text, 1, "at least 1")
@@ -87,6 +98,10 @@ def _reader_settings(args: argparse.Namespace, config: Config):
                      token_budget=config.reader.token_budget if args.token_budget is None else args.token_budget)
     if args.reader:
         reader = replace(reader, reader=args.reader)
+    if args.answer_threshold is not None:
+        reader = replace(reader, answer_threshold=args.answer_threshold)
+    if args.confidence_model:
+        reader = replace(reader, confidence_model=args.confidence_model)
     return replace(reader, model="") if args.fallback else reader
 
 
@@ -195,6 +210,26 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def cmd_calibrate(args: argparse.Namespace, config: Config) -> int:
+    from eval.calibration import CalibrationOptions, run_calibration
+
+    if args.realbed and args.corpus:
+        raise JarvisError("--realbed and --corpus both name the corpus: give one")
+    corpus = Path(args.corpus) if args.corpus else config.bundled_corpus
+    if args.realbed:
+        from eval.realbed import realbed_corpus
+
+        corpus = realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=not args.quiet)
+    config = replace(config, reader=_reader_settings(args, config))
+    options = CalibrationOptions(questions=[Path(q) for q in args.questions], corpus=corpus,
+                                 index_dir=Path(args.index) if args.index else None,
+                                 out=Path(args.out) if args.out else None, precision=args.precision,
+                                 progress=not args.quiet)
+    result = run_calibration(options, config, reader_name=config.reader.reader or None)
+    print(result.summary())
+    return 0
+
+
 def cmd_sample_wiki(args: argparse.Namespace, config: Config) -> int:
     from wikis.samplewiki import serve_sample_wiki
 
@@ -235,6 +270,11 @@ def build_parser() -> argparse.ArgumentParser:
                                   f"(default: {Config().reader.token_budget}; 0: every paragraph of the top pages)")
     reader_opts.add_argument("--max-paragraphs", type=_positive, default=None, metavar="N",
                              help="read only the N paragraphs of the top pages that best match the question")
+    reader_opts.add_argument("--answer-threshold", type=_probability, default=None, metavar="P",
+                             help="state an answer only when its confidence is at least P, else say \"not sure\" and "
+                                  f"point to the page (default: {Config().reader.answer_threshold})")
+    reader_opts.add_argument("--confidence-model", metavar="FILE", default=None,
+                             help="the confidence model to use (default: the reader's own, see jarvis calibrate)")
 
     parser = _Parser(prog="jarvis", parents=[common],
                      description="Jarvis: answers Minecraft questions from a wiki, in the terminal or in game chat.")
@@ -316,6 +356,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="eval-report", metavar="DIR",
                    help="directory for report.md, chart.png and questions.csv (default: %(default)s)")
     p.add_argument("--quick", action="store_true", help="only the default configuration, no side-by-side")
+
+    p = sub("calibrate", cmd_calibrate, "fit the confidence model of a reader on questions with gold answers",
+            reader_opts)
+    p.add_argument("--questions", action="append", required=True, metavar="FILE",
+                   help="question file with gold answers (repeatable), e.g. eval/questions.txt")
+    p.add_argument("--corpus", metavar="FILE", help="the corpus the questions are about (default: the bundled one)")
+    p.add_argument("--realbed", action="store_true", help="the questions are about the real-wiki test bed")
+    p.add_argument("--index", metavar="DIR", help="an index of that corpus (default: built under $JARVIS_HOME)")
+    p.add_argument("--out", metavar="FILE",
+                   help="where to write the model (default: $JARVIS_HOME/calibration/confidence-<reader>.json, "
+                        "which jarvis then uses for that reader)")
+    p.add_argument("--precision", type=_probability, default=0.8, metavar="P",
+                   help="suggest the threshold at which stated answers are this share right (default: %(default)s)")
 
     p = sub("sample-wiki", cmd_sample_wiki, "serve the bundled sample wiki on localhost as MediaWiki-style HTML")
     p.add_argument("--port", type=_port, default=SAMPLE_WIKI_PORT, metavar="P", help="port (default: %(default)s; 0 picks a free one)")

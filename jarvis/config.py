@@ -116,6 +116,13 @@ class ReaderSettings:
     # bounds the cost of a question. 0: read every paragraph of the top pages.
     token_budget: int = 1536
     passages: PassageSettings = field(default_factory=PassageSettings)
+    # Honest replies: an answer whose confidence (the estimated probability that it is right, jarvis/confidence)
+    # is below this is not stated as fact; Jarvis says it is not sure and points to the page. Chosen by
+    # bench/fit_confidence.py on the dev sets' risk-coverage curve: the lowest threshold at which 80 % of the
+    # stated answers to new questions are right (cross-validated). Held back, real bed dev5: 87.5 % right,
+    # 32 % stated (docs/confidence.md).
+    answer_threshold: float = 0.628
+    confidence_model: str = ""          # a confidence model file to use instead of the reader's own
 
 
 @dataclass(frozen=True)
@@ -130,7 +137,7 @@ class BridgeSettings:
     connect_attempts: int = 5           # at start-up; 0 = keep trying forever
     reconnect_min_delay: float = 0.25   # backoff after the second failed attempt (the first retries at once); doubles up to reconnect_max_delay
     io_timeout: float = 5.0             # seconds to open a connection, and to post the last lines when stopping
-    max_reply_lines: int = 3            # chat lines per answer; longer answers are shortened
+    max_reply_lines: int = 2            # chat lines per answer (the chat contract: at most 2); longer ones are shortened
     # The API's dialect: "upstream" (RaspberryJuice: no reply to chat.post/events.clear), "fork"
     # (RaspberryJuiceReload for Paper: `Success` replies, `\,` `\|` escaped in chat), or "auto":
     # learned from the server's first replies (a `Success` gives the fork away).

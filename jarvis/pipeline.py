@@ -1,7 +1,13 @@
-"""Question in, answer out: retrieval (index.Searcher) plus reading (span reader or fallback).
+"""Question in, answer out: retrieval (index.Searcher), reading (span reader or fallback), and how sure.
 
-    jarvis = Jarvis.from_config(config, index_dir)   # loads the reader once
+    jarvis = Jarvis.from_config(config, index_dir)   # loads the reader and its confidence model once
     answer = jarvis.ask("what do cows drop?")          # Answer(text="0-2 leather and 1-3 raw beef", ...)
+    answer.confidence, answer.abstained, answer.reply  # 0.81, False, '0-2 leather ... (source: Cow)'
+
+Every answer gets ``confidence``, the estimated probability that it is right: the reader's signals and
+the retrieval's (jarvis/confidence) weighed by a model fitted on dev question sets. Below
+``ReaderSettings.answer_threshold`` Jarvis does not state the answer (``abstained``): the reply says it is
+not sure and points to the page (jarvis/replies.py).
 
 ``Jarvis.ask`` may be called again and again, from one worker thread (the chat bridge) or
 several (a lock serialises them: one model, one question at a time). Answers are cached per
@@ -20,15 +26,16 @@ from pathlib import Path
 from typing import Protocol, Sequence
 
 from jarvis.config import Config, ReaderSettings
+from jarvis.confidence import ConfidenceModel, answer_signals, load_confidence_model, retrieval_signals
 from jarvis.errors import JarvisError
 from jarvis.lexical import TermAnalyzer, bm25_scores
-from jarvis.readers.base import Passage, Reader, Span
 from jarvis.readers import load_reader  # noqa: F401 - re-exported: the pipeline's way to get a reader
+from jarvis.readers.base import Passage, Reader, Span, sentence_around
+from jarvis.replies import REPLY_BUDGET, compose_reply
 
 log = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 500   # a chat line is at most 256; anything far longer is not a question
-NO_ANSWER = "I don't know."
 
 
 class QuestionError(JarvisError):
@@ -65,33 +72,57 @@ class Page(Protocol):
 @dataclass(frozen=True)
 class Answer:
     question: str
-    text: str               # the answer span; "" when Jarvis does not know
+    text: str               # the best answer span, stated or not; "" when the reader found none
     score: float            # the reader's score of the span (its own scale)
-    title: str              # source page; "" when Jarvis does not know
+    title: str              # the page stated or pointed to; "" when no page matched
     reader: str             # "roberta-base-squad2", "fallback:minilm", ...
     seconds: float
     url: str = ""
     pages: tuple[str, ...] = ()   # titles of the pages read, best first
     cached: bool = False
+    sentence: str = ""      # the sentence the span was read in ("" when none)
+    confidence: float = 0.0  # the estimated probability that ``text`` is right
+    abstained: bool = True   # not stated as fact: below the answer threshold, or no span at all
+    # What the confidence was computed from (jarvis/confidence): for `jarvis calibrate` and for debugging.
+    signals: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def found(self) -> bool:
         return bool(self.text)
 
+    @property
+    def reply(self) -> str:
+        """What the chat shows, without "[Jarvis] name: " (jarvis/replies.py)."""
+        return compose_reply(self, REPLY_BUDGET)
+
     def to_json(self) -> dict:
         return {"answer": self.text, "score": round(self.score, 4), "title": self.title, "reader": self.reader,
                 "seconds": round(self.seconds, 3), "found": self.found, "url": self.url,
-                "pages": list(self.pages), "cached": self.cached}
+                "pages": list(self.pages), "cached": self.cached, "confidence": round(self.confidence, 4),
+                "abstained": self.abstained, "reply": self.reply, "sentence": self.sentence}
 
     def describe(self) -> str:
+        lines = [self.reply]
         if self.found:
-            lines = [self.text, f"  source: {self.title}" + (f" ({self.url})" if self.url else "")]
+            lines.append(f"  answer: {self.text}" + (" (not stated: below the answer threshold)" if self.abstained
+                                                      else ""))
+        if self.title:
+            lines.append(f"  page: {self.title}" + (f" ({self.url})" if self.url else ""))
         else:
             read = ", ".join(self.pages) if self.pages else "no page matched"
-            lines = [NO_ANSWER, f"  pages read: {read}"]
+            lines.append(f"  pages read: {read}")
         timing = f"{self.seconds:.2f} s" + (", cached" if self.cached else "")
-        lines.append(f"  reader: {self.reader}, {timing}")
+        lines.append(f"  confidence: {self.confidence:.2f}, reader: {self.reader}, {timing}")
         return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The reader's answer, judged by the confidence model."""
+
+    span: Span
+    signals: dict           # what the confidence model weighed
+    confidence: float       # the probability that it is right
 
 
 @dataclass
@@ -132,11 +163,12 @@ class AnswerCache:
 class Jarvis:
     """Retrieval plus reading. Holds the open searcher, the loaded reader and the answer cache."""
 
-    searcher: object                # index.Searcher: .search(question, k) -> [Hit], .version
+    searcher: object                # index.Searcher: .search(question, k) -> [Hit], .version, .glossary
     reader: Reader
     settings: ReaderSettings = field(default_factory=ReaderSettings)
     top_k: int = 3
     stats: AskStats = field(default_factory=AskStats)
+    confidence: ConfidenceModel | None = None   # None: the reader's own (load_confidence_model)
 
     def __post_init__(self) -> None:
         from jarvis.readers.passages import PassageSelector
@@ -144,13 +176,16 @@ class Jarvis:
         self._cache = AnswerCache(self.settings.cache_size)
         self._lock = threading.Lock()
         self._analyzer = TermAnalyzer()
+        if self.confidence is None:
+            self.confidence = load_confidence_model(self.reader.name, self.settings)
         # The span reader reads what fits a token budget (jarvis/readers/passages.py): long real pages no longer
         # mean long waits. The fallback ranks passages itself and reads them all.
         tokenizer = getattr(self.reader, "tokenizer", None)
         self._selector = PassageSelector(self.settings, tokenizer=tokenizer) if tokenizer is not None else None
 
     @classmethod
-    def from_config(cls, config: Config, index_dir: str | Path) -> "Jarvis":
+    def from_config(cls, config: Config, index_dir: str | Path, confidence: ConfidenceModel | None = None) -> "Jarvis":
+        """Open the index, load the reader and its confidence model (``confidence``: another to use)."""
         from index import Searcher
 
         # Opens now: a missing index is a user error before anything heavy loads.
@@ -159,10 +194,11 @@ class Jarvis:
             searcher.warm_up()   # the question encoder of a hybrid index; the fallback reader shares it
             reader = load_reader(config.reader, encoder=searcher.encoder, name=config.reader.reader or None,
                                  glossary=searcher.glossary)
+            confidence = confidence or load_confidence_model(reader.name, config.reader, config.home)
         except BaseException:
             searcher.close()
             raise
-        return cls(searcher, reader, config.reader, config.top_k)
+        return cls(searcher, reader, config.reader, config.top_k, confidence=confidence)
 
     # ------------------------------------------------------------------ asking
 
@@ -198,20 +234,42 @@ class Jarvis:
                 for rank, page in enumerate(pages) for index, text in enumerate(page.paragraphs)]
 
     def _read(self, question: str, pages: Sequence[Page], began: float) -> Answer:
+        self.stats.reads += 1
+        titles = tuple(page.title for page in pages)
+        judged = self.judge(question, pages)
+        if judged is None:
+            # No answer to state; the best page is still worth pointing to (none when nothing matched).
+            log.info("no answer to %r in %s", question, titles)
+            top = pages[0] if pages else None
+            return Answer(question, "", 0.0, top.title if top else "", self.reader.name,
+                          time.perf_counter() - began, url=getattr(top, "url", "") if top else "", pages=titles)
+        span = judged.span
+        return Answer(question, span.text, span.score, span.passage.title, self.reader.name,
+                      time.perf_counter() - began, url=span.passage.url, pages=titles,
+                      sentence=sentence_around(span), confidence=judged.confidence,
+                      abstained=judged.confidence < self.settings.answer_threshold, signals=judged.signals)
+
+    def judge(self, question: str, pages: Sequence[Page]) -> Judged | None:
+        """The reader's answer in the pages with its confidence and the signals it was computed from (what
+        ``ask`` answers with; ``jarvis calibrate`` fits the confidence model on them); None when none."""
         passages = self.passages_of(pages)
         if self.settings.max_paragraphs:
             passages = self.best_passages(question, passages, self.settings.max_paragraphs)
         if self._selector is not None:
             passages = self._selector.select(question, passages).passages
-        self.stats.reads += 1
-        span: Span | None = self.reader.read(question, passages) if passages else None
-        titles = tuple(page.title for page in pages)
-        seconds = time.perf_counter() - began
+        span = self.reader.read(question, passages) if passages else None
         if span is None:
-            log.info("no answer to %r in %s", question, titles)
-            return Answer(question, "", 0.0, "", self.reader.name, seconds, pages=titles)
-        return Answer(question, span.text, span.score, span.passage.title, self.reader.name, seconds,
-                      url=span.passage.url, pages=titles)
+            return None
+        signals = self.signals(question, pages, span)
+        return Judged(span, signals, self.confidence.predict(signals))
+
+    def signals(self, question: str, pages: Sequence[Page], span: Span) -> dict[str, float]:
+        """Everything the confidence model weighs: the retrieval's, the answer's, and the reader's own."""
+        glossary = getattr(self.searcher, "glossary", None)
+        expanded = glossary.expand(question) if glossary is not None else question
+        return {**retrieval_signals(pages, span.passage.title),
+                **answer_signals(question, span.text, span.passage.title, self._analyzer, expanded),
+                **span.signals}
 
     def best_passages(self, question: str, passages: list[Passage], n: int) -> list[Passage]:
         """Paragraph pre-ranking: the n passages that best match the question's words, in reading order."""

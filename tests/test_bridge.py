@@ -57,7 +57,7 @@ NASTY = [
 def answer_for(question: str, text: str | None = None, title: str = "Cow") -> Answer:
     text = f"answer to {question}" if text is None else text
     return Answer(question=question, text=text, score=1.0, title=title if text else "", reader="test",
-                  seconds=0.0, pages=("Cow",))
+                  seconds=0.0, pages=("Cow",), confidence=0.9 if text else 0.0, abstained=not text)
 
 
 class RecordingAnswerer:
@@ -234,9 +234,22 @@ def test_reply_names_player_and_source():
     assert lines == ["[Jarvis] Steve: 0-2 leather and 1-3 raw beef (source: Cow)"]
 
 
-def test_reply_without_answer_says_so_and_names_pages_read():
+def test_reply_without_a_page_says_it_does_not_know():
     lines = answer_lines(answer_for("q", ""), player=None)
-    assert lines == ["[Jarvis] I don't know. (pages read: Cow)"]
+    assert lines == ["[Jarvis] I don't know."]
+
+
+def test_an_unsure_answer_is_never_stated_and_points_to_the_page():
+    answer = replace(answer_for("q", "1-3 raw beef"), sentence="An adult cow drops 1-3 raw beef when killed.",
+                     url="http://wiki.test/w/Cow", confidence=0.2, abstained=True)
+    lines = answer_lines(answer, player="Steve")
+    assert lines == ['[Jarvis] Steve: not sure — the Cow page says: "An adult cow drops 1-3 raw beef when killed." '
+                     'http://wiki.test/w/Cow']
+
+
+def test_the_bridge_posts_the_answers_reply():
+    answer = replace(answer_for("q", "1-3 raw beef"), sentence="An adult cow drops 1-3 raw beef when killed.")
+    assert answer_lines(answer, player="Steve") == [f"[Jarvis] Steve: {answer.reply}"]
 
 
 def test_long_reply_splits_on_word_boundaries():

@@ -58,6 +58,19 @@ def test_eval_runs_every_evaluation_and_writes_the_outputs(tmp_path, question_fi
     assert {r["evaluation"] for r in rows} == {IR, QA, FULL} and len(rows) == 3 * 3
     assert "not run" in (out / "report.md").read_text()
 
+    # The player's view: every QA and full record says how sure Jarvis was and what the chat showed.
+    full = data["per_question"][f"{FULL}:{by_kind[(FULL, True)].name}"]
+    for record in full:
+        assert {"confidence", "abstained", "reply", "sentence", "answer_title", "verdict"} <= set(record)
+        assert 0.0 <= record["confidence"] <= 1.0 and record["reply"]
+        assert record["verdict"] in {"right", "wrong", "unsure-expected", "unsure-other", "unknown"}
+        assert (record["verdict"] in {"right", "wrong"}) is (not record["abstained"])
+    view = data["players_view"]
+    assert view["n"] == 3 and view["stated"] == view["right"] + view["wrong"]
+    assert view["coverage"] == pytest.approx(view["stated"] / 3, abs=1e-4)
+    assert (out / "trust.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "## The player's view" in (out / "report.md").read_text()
+
 
 def test_eval_side_by_side_includes_the_baseline_profile(tmp_path, question_file, bundled_corpus):
     config = Config(home=tmp_path / "home", reader=ReaderSettings(model="", fallback="lexical"))

@@ -19,7 +19,7 @@ from jarvis.errors import JarvisError
 from jarvis.pipeline import MAX_QUESTION_CHARS, Jarvis, QuestionError, check_question, normalize_question
 from jarvis.readers.base import Passage
 
-DESIGN_JSON_KEYS = {"answer", "score", "title", "reader", "seconds"}
+DESIGN_JSON_KEYS = {"answer", "score", "title", "reader", "seconds", "confidence", "abstained", "reply", "sentence"}
 
 PAGES = [
     Page("Cow", "http://127.0.0.1/w/Cow", [
@@ -115,27 +115,29 @@ def test_answer_json_has_the_design_keys(jarvis):
     json.dumps(data)
 
 
-def test_describe_names_answer_source_reader_and_time(jarvis):
+def test_describe_names_reply_answer_page_confidence_reader_and_time(jarvis):
     answer = jarvis.ask("where do zombies spawn?")
     text = answer.describe()
-    assert text.splitlines()[0] == answer.text
-    assert f"source: {answer.title}" in text and "reader: model" in text and " s" in text
+    assert text.splitlines()[0] == answer.reply
+    assert f"answer: {answer.text}" in text and f"page: {answer.title}" in text
+    assert f"confidence: {answer.confidence:.2f}" in text and "reader: model" in text and " s" in text
 
 
-def test_dont_know_when_no_span_beats_the_no_answer_score(tiny_qa_model, small_index):
+def test_unsure_when_no_span_beats_the_no_answer_score(tiny_qa_model, small_index):
     with Jarvis.from_config(config_for(tiny_qa_model, no_answer_margin=1e9), small_index) as jarvis:
         answer = jarvis.ask("what do cows drop?")
-    assert not answer.found and answer.text == "" and answer.title == ""
-    assert answer.pages[0] == "Cow"
-    assert answer.describe().startswith("I don't know")
+    # Nothing to state, but the top page is worth reading: Jarvis says it is not sure and points to it.
+    assert not answer.found and answer.text == "" and answer.abstained and answer.confidence == 0.0
+    assert answer.pages[0] == "Cow" and answer.title == "Cow"
+    assert answer.describe().startswith("not sure") and answer.reply.startswith("not sure — see the Cow page")
     data = answer.to_json()
     assert data["answer"] == "" and data["found"] is False and DESIGN_JSON_KEYS <= set(data)
 
 
 def test_dont_know_when_no_page_matches(jarvis):
     answer = jarvis.ask("xylophone quasar")
-    assert not answer.found and answer.pages == ()
-    assert "no page matched" in answer.describe()
+    assert not answer.found and answer.pages == () and answer.title == "" and answer.abstained
+    assert answer.reply == "I don't know." and "no page matched" in answer.describe()
 
 
 def test_read_pages_answers_from_given_pages_without_retrieval(jarvis):
@@ -233,11 +235,12 @@ def test_cli_ask_sequential_gives_the_batched_answer(tiny_qa_model, small_index,
     assert outputs[0]["score"] == pytest.approx(outputs[1]["score"], abs=1e-3)
 
 
-def test_cli_ask_fallback_prints_answer_source_and_reader(small_index, capsys):
+def test_cli_ask_fallback_prints_reply_answer_page_and_reader(small_index, capsys):
     assert main(["ask", "what do cows drop?", "--index", str(small_index), "--fallback", "-q"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0] == "0-2 leather and 1-3 raw beef"
-    assert "source: Cow" in out and "reader: fallback:" in out
+    reply = out.splitlines()[0]                     # what the chat would show, stated or "not sure"
+    assert "0-2 leather and 1-3 raw beef" in reply and "Cow" in reply
+    assert "answer: 0-2 leather and 1-3 raw beef" in out and "page: Cow" in out and "reader: fallback:" in out
 
 
 def free_port() -> int:

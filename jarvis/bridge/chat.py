@@ -2,10 +2,11 @@
 
 - A message is for Jarvis when it starts with ``jarvis`` (any case), followed by the end of
   the message, ``,`` ``:`` or a space; the rest is the question.
-- A reply is one or more chat lines, each at most ``max_line`` characters, each starting with
-  ``[Jarvis] ``; it addresses the player by name when the server told us the name, and names
-  the source page. Long replies are split on word boundaries, and shortened (ending in ``…``)
-  beyond ``max_lines`` lines. All text goes through :func:`jarvis.bridge.wire.chat_safe`.
+- A reply is one or more chat lines (at most ``max_lines``, 2 by default), each at most ``max_line``
+  characters, each starting with ``[Jarvis] ``; it addresses the player by name when the server told
+  us the name, and names the source page. An answer's reply is ``Answer.reply`` (jarvis/replies.py:
+  the answer in its sentence when Jarvis is sure, "not sure" and the page when it is not), composed
+  for the room the player's name leaves. All text goes through :func:`jarvis.bridge.wire.chat_safe`.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import textwrap
 from typing import Protocol, Sequence
 
 from jarvis.bridge.wire import chat_safe
+from jarvis.replies import compose_reply
 
 PREFIX = "[Jarvis] "
 ELLIPSIS = " …"
@@ -25,14 +27,14 @@ _ADDRESSED = re.compile(r"\s*jarvis(?:$|[\s,:])[\s,:]*(.*)", re.IGNORECASE | re.
 
 
 class AnswerLike(Protocol):
-    """What the bridge needs of an answer (jarvis.pipeline.Answer fits)."""
+    """What the bridge needs of an answer (jarvis.pipeline.Answer fits; jarvis.replies.Replyable)."""
 
     text: str
+    sentence: str
     title: str
+    url: str
+    abstained: bool
     pages: Sequence[str]
-
-    @property
-    def found(self) -> bool: ...
 
 
 def addressed_question(message: str) -> str | None:
@@ -56,13 +58,17 @@ def reply_lines(text: str, *, player: str | None = None, source: str | None = No
     return [PREFIX + line for line in lines[:max_lines]]
 
 
-def answer_lines(answer: AnswerLike, *, player: str | None, max_line: int = 200, max_lines: int = 3) -> list[str]:
-    """The reply to a question: the answer and its source page, or "I don't know" and the pages read."""
-    if answer.found:
-        return reply_lines(answer.text, player=player, source=answer.title, max_line=max_line, max_lines=max_lines)
-    pages = list(getattr(answer, "pages", ()) or ())
-    read = f"(pages read: {', '.join(pages)})" if pages else "(no page matched)"
-    return reply_lines(f"I don't know. {read}", player=player, max_line=max_line, max_lines=max_lines)
+def answer_lines(answer: AnswerLike, *, player: str | None, max_line: int = 200, max_lines: int = 2) -> list[str]:
+    """The reply to a question (``compose_reply``) as chat lines: the longest composition that fits
+    ``max_lines`` whole, so that the source page is never cut off."""
+    head = f"{chat_safe(player)}: " if player else ""
+    width = max_line - len(PREFIX)
+    budget = max_lines * width - len(head)
+    while True:
+        lines = _wrap(head + chat_safe(compose_reply(answer, budget)), width)
+        if len(lines) <= max_lines or budget <= width // 2:
+            return [PREFIX + line for line in lines[:max_lines]]
+        budget -= max(8, (len(lines) - max_lines) * width // 2)
 
 
 def echo(question: str) -> str:

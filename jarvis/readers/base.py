@@ -5,7 +5,8 @@ of it that answer), ``Reader`` (the protocol the pipeline needs), and the errors
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
 from jarvis.errors import JarvisError
@@ -43,6 +44,11 @@ class Span:
     start: int
     end: int
     null_score: float | None = None  # the no-answer score of the window it came from
+    # The sentence of passage.text the span was read in, as a character range (None: the pipeline finds it).
+    sentence: tuple[int, int] | None = None
+    # What the reader knows of how sure it is, for the confidence model (jarvis/confidence): its scores,
+    # margins over the runner-up, whether the kind of phrase asked for was found... Names are the reader's.
+    signals: dict[str, float] = field(default_factory=dict)
 
 
 class Reader(Protocol):
@@ -52,3 +58,40 @@ class Reader(Protocol):
 
     def read(self, question: str, passages: Sequence[Passage]) -> Span | None:
         """The best answer in the passages, or None when the reader does not know."""
+
+
+# A sentence ends at . ! ? followed by a space and a capital, digit or bracket (the fallback reader splits
+# its blocks the same way).
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "approx.", "ca.")
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Character ranges of the sentences of a text, without surrounding spaces."""
+    spans = []
+    start = 0
+    for match in list(SENTENCE_END.finditer(text)) + [None]:
+        end = match.start() if match else len(text)
+        if match and text[:end].lower().endswith(ABBREVIATIONS):
+            continue
+        left, right = start, end
+        while left < right and text[left].isspace():
+            left += 1
+        while right > left and text[right - 1].isspace():
+            right -= 1
+        if left < right:
+            spans.append((left, right))
+        start = match.end() if match else end
+    return spans
+
+
+def sentence_around(span: Span) -> str:
+    """The sentence a span was read in: the reader's own (``span.sentence``), else the sentences of its
+    passage that the span touches."""
+    text = span.passage.text
+    if span.sentence is not None:
+        start, end = span.sentence
+    else:
+        touched = [(s, e) for s, e in split_sentences(text) if s < span.end and e > span.start]
+        start, end = (touched[0][0], touched[-1][1]) if touched else (span.start, span.end)
+    return text[start:end].strip()

@@ -117,9 +117,15 @@ class SpanReader:
     # ------------------------------------------------------------------ reading
 
     def read(self, question: str, passages: Sequence[Passage]) -> Span | None:
+        found = self.candidates(question, passages, 1)
+        return found[0] if found else None
+
+    def candidates(self, question: str, passages: Sequence[Passage], n: int) -> list[Span]:
+        """The ``n`` best spans (one per window at most) that beat their window's no-answer score, best first,
+        each with its logits and margins (``Span.signals``) for the confidence model."""
         passages = [p for p in passages if p.text.strip()]
         if not passages:
-            return None
+            return []
         question = self._fit_question(question)
         if self.settings.sequential:
             results = []
@@ -135,7 +141,7 @@ class SpanReader:
             for first in range(0, n, size):
                 for r in self._score_windows(windows, by_length[first:first + size]):
                     results.append((windows["overflow_to_sample_mapping"][r.window], windows, r))
-        return self._best_span(passages, results)
+        return self._best_spans(passages, results, n)
 
     def _fit_question(self, question: str) -> str:
         """Cut an overlong question so the paragraph keeps most of the window."""
@@ -197,18 +203,31 @@ class SpanReader:
                                          int(flat[row]) // length, int(flat[row]) % length))
         return results
 
-    def _best_span(self, passages: Sequence[Passage], results) -> Span | None:
-        """The highest-scoring span among windows whose span beats their no-answer score."""
+    def _best_spans(self, passages: Sequence[Passage], results, n: int) -> list[Span]:
+        """The highest-scoring spans among windows whose span beats their no-answer score, best first."""
         margin = self.settings.no_answer_margin
         ranked = sorted((r for r in results if r[2].span_score - r[2].null_score > margin),
                         key=lambda r: -r[2].span_score)
-        for passage_no, windows, result in ranked:
+        spans: list[Span] = []
+        for rank, (passage_no, windows, result) in enumerate(ranked):
             passage = passages[passage_no]
             offsets = windows["offset_mapping"][result.window]
             start, end = widen_to_words(passage.text, offsets[result.start_token][0], offsets[result.end_token][1])
-            if start < end:
-                return Span(passage.text[start:end], result.span_score, passage, start, end, result.null_score)
-        return None
+            if start >= end:
+                continue
+            best = spans[0].score if spans else result.span_score
+            runner_up = ranked[rank + 1][2].span_score if rank + 1 < len(ranked) else result.null_score
+            # For the confidence model (jarvis/confidence): the logits, the margins over the window's
+            # no-answer score and over the next span, and how far below the best span this one is.
+            signals = {"span_logit": result.span_score, "null_logit": result.null_score,
+                       "span_minus_null": result.span_score - result.null_score,
+                       "span_margin": result.span_score - runner_up, "below_best": best - result.span_score,
+                       "candidate_rank": float(len(spans)), "windows": float(len(results))}
+            spans.append(Span(passage.text[start:end], result.span_score, passage, start, end, result.null_score,
+                              signals=signals))
+            if len(spans) >= n:
+                break
+        return spans
 
 
 # ---------------------------------------------------------------------- loading helpers

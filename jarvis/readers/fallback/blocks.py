@@ -5,18 +5,16 @@ and the items after it); sentences are split inside blocks.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Sequence
 
 from jarvis.readers.fallback.tables import parse_row
 from jarvis.readers.fallback.trimming import strip_span
-from jarvis.readers.base import Passage
+from jarvis.readers.base import Passage, split_sentences
 
 MAX_LIST_ITEM_WORDS = 40     # a longer paragraph after a lead-in line is prose again, not a list item
-# A sentence ends at . ! ? followed by a space and a capital, digit or bracket.
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
-ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "approx.", "ca.")
+
+
 @dataclass(frozen=True)
 class Sentence:
     passage: Passage
@@ -92,19 +90,5 @@ def sentences_of(text: str) -> list[tuple[int, int]]:
     if parse_row(text) is not None:
         span = strip_span(text, 0, len(text))
         return [span] if span[0] < span[1] else []
-    return split_sentences(text)
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Character ranges of the sentences of a text (final full stops left out)."""
-    spans = []
-    start = 0
-    for match in list(SENTENCE_END.finditer(text)) + [None]:
-        end = match.start() if match else len(text)
-        if match and text[:end].lower().endswith(ABBREVIATIONS):
-            continue
-        span = strip_span(text, start, end)
-        if span[0] < span[1]:
-            spans.append(span)
-        start = match.end() if match else end
-    return spans
+    spans = (strip_span(text, start, end) for start, end in split_sentences(text))   # final full stops out
+    return [span for span in spans if span[0] < span[1]]

@@ -34,6 +34,11 @@ from jarvis.lexical import TermAnalyzer, Word, bm25_scores
 from jarvis.readers.base import Passage, Span
 
 
+# Candidate sentences compared with each other for the confidence model's signals: the margin of each over
+# the others and whether the others' answers agree with it.
+COMPARED_CANDIDATES = 5
+
+
 @dataclass
 class ScoredBlock:
     block: Block
@@ -80,12 +85,72 @@ class SentenceReader:
                               else self.settings.block_weights_lexical)
 
     def read(self, question: str, passages: Sequence[Passage]) -> Span | None:
+        """The best sentence's answer, or None when nothing read mentions anything asked."""
+        found = self.candidates(question, passages, 1)
+        return found[0] if found else None
+
+    def candidates(self, question: str, passages: Sequence[Passage], n: int) -> list[Span]:
+        """The answers of the ``n`` best sentences, best first, each with the signals of how it won or lost
+        (``Span.signals``): a fitted confidence model may choose another than the first (jarvis/confidence)."""
+        # The first few are compared with each other (margins, agreement) however many are asked for.
         scored = self.score_sentences(question, _leading_pages(passages, self.settings.min_page_share))
+        scored = scored[:max(n, COMPARED_CANDIDATES)]
         if not scored:
+            return []
+        trims = [self.trim(question, s.sentence) for s in scored]
+        answers = [s.sentence.passage.text[start:end] for s, (start, end) in zip(scored, trims)]
+        similarity = self._sentence_similarity(question, scored[:n])
+        kind = question_kind(question)
+        spans = []
+        for rank, (candidate, (start, end)) in enumerate(zip(scored[:n], trims)):
+            signals = self._signals(scored, rank, answers, (start, end), kind)
+            if similarity is not None:
+                signals["sentence_semantic"] = similarity[rank]
+            passage = candidate.sentence.passage
+            spans.append(Span(passage.text[start:end], candidate.score, passage, start, end,
+                              sentence=(candidate.sentence.start, candidate.sentence.end), signals=signals))
+        return spans
+
+    def _signals(self, scored: list[ScoredSentence], rank: int, answers: list[str], trimmed: tuple[int, int],
+                 kind: str | None) -> dict[str, float]:
+        """How a candidate sentence fared, for the confidence model: its scores and their parts, its place and
+        margin among the candidates, whether the others say the same, and what kind of answer was asked for."""
+        candidate = scored[rank]
+        sentence = candidate.sentence
+        others = [s.score for i, s in enumerate(scored) if i != rank]
+        agreement = [_word_overlap(answers[rank], answer) for i, answer in enumerate(answers) if i != rank]
+        signals = {
+            "candidate_rank": float(rank),
+            "sentence_score": candidate.score,
+            "sentence_margin": candidate.score - max(others, default=0.0),
+            "sentence_words": candidate.words,
+            "kind_match": candidate.kind_match,
+            "block_score": candidate.block.score,
+            "block_words": candidate.block.words,
+            "block_semantic": candidate.block.semantic,
+            "block_section": candidate.block.section,
+            "block_subject": candidate.block.subject,
+            "block_lead": candidate.block.lead,
+            "table_row": float(parse_row(sentence.passage.text) is not None),
+            "trimmed_share": (trimmed[1] - trimmed[0]) / max(1, sentence.end - sentence.start),
+            "candidates": float(len(scored)),
+            "agreement": max(agreement, default=0.0),
+            "agreeing": float(sum(a >= 0.5 for a in agreement)),
+            "same_page_share": (sum(s.sentence.passage.title == sentence.passage.title for s in scored) - 1)
+                               / max(1, len(scored) - 1),
+            "has_kind": float(kind is not None),
+        }
+        if kind is not None:
+            signals[f"kind_{kind}"] = 1.0
+        return signals
+
+    def _sentence_similarity(self, question: str, scored: list[ScoredSentence]) -> list[float] | None:
+        """MiniLM cosine of the question and each candidate sentence (read with its page's title), or None
+        for the lexical reader."""
+        if self.encoder is None:
             return None
-        best = scored[0]
-        start, end = self.trim(question, best.sentence)
-        return Span(best.sentence.passage.text[start:end], best.score, best.sentence.passage, start, end)
+        vectors = self.encoder.embed([question] + [f"{s.sentence.passage.title}: {s.sentence.text}" for s in scored])
+        return [max(0.0, float(x)) for x in (vectors[1:] @ vectors[0]).tolist()]
 
     # ------------------------------------------------------------------ blocks
 
@@ -327,3 +392,13 @@ def _ingredient_cells(text: str, row) -> list:
 def _relative(scores: list[float]) -> list[float]:
     top = max(scores, default=0.0)
     return [x / top if top > 0 else 0.0 for x in scores]
+
+
+def _word_overlap(a: str, b: str) -> float:
+    """Token F1 of two answers (lower-cased words): 1 when they say the same, 0 when nothing in common."""
+    left, right = a.lower().split(), b.lower().split()
+    common = sum(min(left.count(w), right.count(w)) for w in set(left))
+    if not common:
+        return 0.0
+    precision, recall = common / len(left), common / len(right)
+    return 2 * precision * recall / (precision + recall)

@@ -1,0 +1,161 @@
+"""Fit the offline readers' confidence models on the dev sets, choose the answer threshold, judge both on
+the sets held back from the fit. Writes the models Jarvis ships (jarvis/readers/data/confidence-*.json)
+and a report with charts (docs/eval/confidence/).
+
+    python bench/fit_confidence.py                         # both offline readers, shipped files rewritten
+    python bench/fit_confidence.py --reader fallback:minilm --dry-run
+
+The fit (the questions whose answers the model learns from): the sets no reader rule was developed on,
+new questions as players' are (sample_dev2.txt on the sample wiki; realbed_dev2.txt and realbed_dev4.txt on
+the real-wiki test bed), and the sets the offline reader's rules were developed on (sample_dev.txt,
+realbed_dev.txt, realbed_dev3.txt, realbed_kinds.txt), marked with the ``developed_on`` signal: their
+answers are right more often than a new question's, and the mark takes that up (in use it is never set).
+The threshold is chosen on the new-question sets of the fit. Held back, only judged: eval/questions.txt
+(sample wiki) and realbed_dev5.txt (real bed). Without ../shared the real bed's sets are left out (and
+nothing is written: the shipped models are fitted on both wikis).
+
+The threshold: the lowest at which the stated answers of the fit questions are --precision right, on
+cross-validated confidences (each question's confidence from a model fitted without it). Prints a table
+per set: the right rate if everything were stated, full F1, precision and coverage at the threshold, how
+often an unsure reply points to the expected page, the largest calibration gap (bins of 0.2 with >= 10
+answers) and the AUC. Asserts nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tabulate import tabulate  # noqa: E402
+
+from crawler.corpus import read_corpus  # noqa: E402
+from eval.calibration import (SetFigures, choose_threshold, cross_validated, figures, fit,  # noqa: E402
+                              observe, risk_coverage)
+from eval.players_view import write_trust_chart  # noqa: E402
+from eval.questions import load_questions  # noqa: E402
+from eval.runner import PageResolver  # noqa: E402
+from index import Searcher, build_index  # noqa: E402
+from jarvis.config import Config  # noqa: E402
+from jarvis.confidence import ConfidenceModel, shipped_model_path  # noqa: E402
+from jarvis.pipeline import Jarvis  # noqa: E402
+from jarvis.readers import load_reader  # noqa: E402
+
+DEV = ROOT / "eval" / "dev"
+REPORT_DIR = ROOT / "docs" / "eval" / "confidence"
+READERS = ("fallback:minilm", "fallback:lexical")
+
+
+def beds(config: Config) -> list[tuple[str, Path, list[Path], list[Path], list[Path]]]:
+    """(wiki, corpus, fit sets, held-back sets, sets the reader's rules were developed on)."""
+    found = [("sample wiki", config.bundled_corpus, [DEV / "sample_dev2.txt"], [config.questions],
+              [DEV / "sample_dev.txt"])]
+    if config.realbed_pages.is_file():
+        from eval.realbed import realbed_corpus
+
+        found.append(("real bed", realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=False),
+                      [DEV / "realbed_dev2.txt", DEV / "realbed_dev4.txt"], [DEV / "realbed_dev5.txt"],
+                      [DEV / "realbed_dev.txt", DEV / "realbed_dev3.txt", DEV / "realbed_kinds.txt"]))
+    return found
+
+
+def observe_all(config: Config, reader_name: str, workdir: Path) -> tuple[list, list, list, dict]:
+    """Every question answered and judged: (fit, held back, developed-on observations; wiki of each set)."""
+    fit_obs, held_obs, developed_obs, wiki_of = [], [], [], {}
+    for number, (wiki, corpus, fit_sets, held_sets, developed_sets) in enumerate(beds(config)):
+        index_dir = workdir / f"index-{number}"
+        print(f"indexing the {wiki} ...", flush=True)
+        build_index(corpus, index_dir, progress=False)
+        resolver = PageResolver(read_corpus(corpus))
+        with Searcher(index_dir, config.retrieval) as searcher:
+            searcher.warm_up()
+            reader = load_reader(replace(config.reader, model=""), encoder=searcher.encoder, name=reader_name,
+                                 glossary=searcher.glossary)
+            jarvis = Jarvis(searcher, reader, replace(config.reader, cache_size=0), config.top_k,
+                            confidence=ConfidenceModel.neutral(reader_name))
+            for path, into in ([(p, fit_obs) for p in fit_sets] + [(p, held_obs) for p in held_sets]
+                               + [(p, developed_obs) for p in developed_sets]):
+                wiki_of[path.name] = wiki
+                into += observe(jarvis, load_questions(path), resolver, path.name, progress=False)
+    return fit_obs, held_obs, developed_obs, wiki_of
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reader", action="append", choices=READERS, help="reader to fit (default: both)")
+    parser.add_argument("--precision", type=float, default=0.8,
+                        help="the share of stated answers to be right at the threshold (default: %(default)s)")
+    parser.add_argument("--dry-run", action="store_true", help="write nothing, print only")
+    args = parser.parse_args()
+    config = Config.from_env()
+    if not config.realbed_pages.is_file() and not args.dry_run:
+        print("../shared/realwiki is missing: the shipped models are fitted on both wikis; use --dry-run")
+        return 1
+    for reader_name in args.reader or READERS:
+        with tempfile.TemporaryDirectory() as tmp:
+            fit_obs, held_obs, developed_obs, wiki_of = observe_all(config, reader_name, Path(tmp))
+        confidence = cross_validated(fit_obs, reader_name, developed_on=developed_obs)
+        threshold = choose_threshold(fit_obs, confidence, args.precision)
+        fit_sets = sorted({o.set_name for o in fit_obs})
+        developed_sets = sorted({o.set_name for o in developed_obs})
+        model = fit(fit_obs, reader_name, developed_on=developed_obs,
+                    description=f"The {reader_name} reader's confidence: a logistic regression of 'right' (F1 >= 0.5, "
+                                "or a gold answer of two or more words in the reply) on the pipeline's and the "
+                                "reader's signals, Platt-scaled; fitted by bench/fit_confidence.py.",
+                    sets=fit_sets, developed_on_sets=developed_sets, threshold=threshold,
+                    target_precision=args.precision)
+
+        cv_judged = [o.judged(c, threshold) for o, c in zip(fit_obs, confidence)]
+        held_judged = [o.judged(model.predict(o.signals) if o.answer else 0.0, threshold) for o in held_obs]
+        developed_judged = [o.judged(model.predict(o.signals) if o.answer else 0.0, threshold) for o in developed_obs]
+        rows = [figures(f"{name} (fit, cross-validated)", [o for o in cv_judged if o.set_name == name])
+                for name in fit_sets]
+        for name in sorted({o.set_name for o in held_obs}, key=lambda n: (wiki_of[n], n)):
+            rows.append(figures(f"{name} (held back)", [o for o in held_judged if o.set_name == name]))
+        for name in sorted({o.set_name for o in developed_obs}, key=lambda n: (wiki_of[n], n)):
+            rows.append(figures(f"{name} (rules developed on it; in the fit)",
+                                [o for o in developed_judged if o.set_name == name]))
+        pooled = {wiki: [o for o in held_judged if wiki_of[o.set_name] == wiki] for wiki in sorted(set(wiki_of.values()))}
+        for wiki, judged in pooled.items():
+            if judged:
+                rows.append(figures(f"{wiki}: all held back", judged))
+        table = tabulate([r.row() for r in rows], headers=SetFigures.HEADERS, tablefmt="github")
+        weights = tabulate([[name, f"{weight:+.3f}"] for name, weight in model.weights()],
+                           headers=["signal", "weight per standard deviation"], tablefmt="github")
+        print(f"\n{reader_name}: threshold {threshold:.3f} (stated answers {args.precision:.0%} right on the fit sets, "
+              f"cross-validated), C = {model.fitted_on['C']:.3g}, Platt a = {model.platt[0]:.3f}, b = {model.platt[1]:.3f}")
+        print(table)
+        if args.dry_run:
+            continue
+        model.save(shipped_model_path(reader_name))
+        out = REPORT_DIR / reader_name.replace(":", "-")
+        out.mkdir(parents=True, exist_ok=True)
+        charts = []
+        for wiki, judged in pooled.items():
+            name = f"trust-{wiki.replace(' ', '-')}.png"
+            write_trust_chart(judged, out / name, f"{reader_name}, {wiki}: the sets held back from the fit "
+                              f"({len(judged)} questions)", threshold)
+            charts.append(f"![risk–coverage and reliability, {wiki}, held back]({name})")
+        curve = [[f"{t:.2f}", f"{c:.3f}", f"{p:.3f}"] for t, c, p in risk_coverage(pooled.get("real bed", []))[::10]]
+        (out / "report.md").write_text("\n".join([
+            f"# Confidence of {reader_name}", "",
+            f"Fitted by `python bench/fit_confidence.py` on {', '.join(fit_sets)} (new questions) and "
+            f"{', '.join(developed_sets)} (the reader's rules were developed on them; marked `developed_on`): "
+            f"{model.fitted_on['answers']} answers, right rate {model.fitted_on['right_rate']:.3f}. "
+            f"Threshold {threshold:.3f}: the lowest at which the stated answers of the new questions of the fit "
+            f"are {args.precision:.0%} right (cross-validated confidences). Held back: "
+            f"{', '.join(sorted({o.set_name for o in held_obs}))}.", "",
+            table, "", *charts, "",
+            "Risk–coverage on the real bed's held-back sets (threshold, coverage, precision), every 10th point:", "",
+            tabulate(curve, headers=["threshold", "coverage", "precision"], tablefmt="github"), "",
+            "What the model weighs:", "", weights, ""]), encoding="utf-8")
+        print(f"wrote {shipped_model_path(reader_name)} and {out}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""What the pipeline knows of an answer beyond the reader: how clearly retrieval found its page, whether
+that page is what the question is about, and the answer's shape. Cheap: no model runs here.
+
+The reader's own signals (``Span.signals``: its scores, margins, the kind of phrase found) are added
+to these; the confidence model (model.py) weighs them all.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from jarvis.lexical import TermAnalyzer
+
+# A page not in a ranking's top counts as this far down it.
+UNRANKED = 10
+
+
+def retrieval_signals(pages: Sequence, answer_title: str) -> dict[str, float]:
+    """How the retriever ranked the pages read (``index.Hit``s, best first) and the answer's page among them.
+
+    - ``top_score``, ``score_margin``: the top page's fused score and its lead over the second (a share of
+      it): a clear leader is usually the page asked about;
+    - ``answer_page_rank``, ``answer_on_top``: where the answer's page is;
+    - ``lexical_rank``, ``dense_rank``, ``rankings_agree``: where BM25 and the page vectors each put it,
+      and whether both put it first;
+    - ``answer_page_article``: it is an ordinary article (not a tutorial, joke, old or spin-off page).
+    """
+    if not pages:
+        return {}
+    scores = [float(getattr(page, "score", 0.0)) for page in pages]
+    top = scores[0]
+    second = scores[1] if len(scores) > 1 else 0.0
+    rank = next((i for i, page in enumerate(pages) if page.title == answer_title), len(pages))
+    page = pages[rank] if rank < len(pages) else None
+    lexical = getattr(page, "lexical_rank", None) if page is not None else None
+    dense = getattr(page, "dense_rank", None) if page is not None else None
+    lexical = UNRANKED if lexical is None else min(lexical, UNRANKED)
+    dense = UNRANKED if dense is None else min(dense, UNRANKED)
+    return {
+        "top_score": top,
+        "score_margin": (top - second) / top if top > 0 else 0.0,
+        "answer_page_rank": float(rank),
+        "answer_on_top": float(rank == 0),
+        "lexical_rank": float(lexical),
+        "dense_rank": float(dense),
+        "rankings_agree": float(lexical == 0 and dense == 0),
+        "answer_page_article": float(page is not None and getattr(page, "kind", "article") == "article"),
+    }
+
+
+def answer_signals(question: str, answer: str, title: str, analyzer: TermAnalyzer,
+                   expanded_question: str = "") -> dict[str, float]:
+    """The answer's shape and whether its page is the question's subject.
+
+    - ``question_names_page``: every word of the page's title is in the question (with the wiki's names
+      for the players' words, ``expanded_question``): the page is what was asked about;
+    - ``question_terms``: how many content words the question has (log);
+    - ``answer_words``: how long the answer is (log); ``answer_has_number``.
+    """
+    asked = set(analyzer.terms(expanded_question or question))
+    title_terms = set(analyzer.terms(title))
+    words = answer.split()
+    return {
+        "question_names_page": float(bool(title_terms) and title_terms <= asked),
+        "question_terms": math.log1p(len(analyzer.terms(question))),
+        "answer_words": math.log1p(len(words)),
+        "answer_has_number": float(any(c.isdigit() for c in answer)),
+    }

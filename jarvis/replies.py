@@ -1,0 +1,106 @@
+"""What a player reads: the answer in its sentence when Jarvis is sure, an honest "not sure" with the page
+to read when it is not, "I don't know" when no page matched.
+
+    stated:   0-2 Leather and 1-3 Raw beef — "When killed, an adult cow drops 0-2 Leather and 1-3 Raw beef" (source: Cow)
+    unsure:   not sure — the Cow page says: "When killed, an adult cow drops 0-2 Leather ..." http://…/w/Cow
+    unknown:  I don't know.
+
+``compose_reply`` fits a reply into a character budget: the quoted sentence is cut around the answer
+first (with "…"), then left out, then the answer itself is shortened; the source page is always named.
+The text is plain (no line breaks, no control characters: the bridge's chat_safe runs over it too).
+"""
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+# Two chat lines of 200 characters, less "[Jarvis] " twice and "<16-character name>: ": a reply of this
+# many characters always fits, wrapped on word boundaries (the bridge checks and shortens further).
+REPLY_BUDGET = 340
+NOT_SURE = "not sure"
+DONT_KNOW = "I don't know."
+ELLIPSIS = "…"
+DASH = " — "
+MIN_QUOTE = 40          # a sentence cut shorter than this says too little to quote
+MAX_TITLE = 80
+
+
+class Replyable(Protocol):
+    """What a reply is made of (jarvis.pipeline.Answer fits)."""
+
+    text: str           # the answer span ("" when none)
+    sentence: str       # the sentence it was read in ("" when none)
+    title: str          # its page ("" when no page)
+    url: str
+    abstained: bool     # not sure: point to the page, never state the answer as fact
+
+
+def compose_reply(answer: Replyable, budget: int = REPLY_BUDGET) -> str:
+    """The reply text for ``answer`` in at most ``budget`` characters (see the module docstring)."""
+    text, sentence, title = _clean(answer.text), _clean(answer.sentence), _shorten(_clean(answer.title), MAX_TITLE)
+    if not title:
+        return DONT_KNOW
+    if answer.abstained or not text:
+        url = _clean(answer.url)
+        tail = f" {url}" if url and len(url) <= budget // 3 else ""
+        quote = sentence or text
+        head = f"{NOT_SURE} — the {title} page says: "
+        room = budget - len(head) - len(tail) - 2
+        if quote and room >= MIN_QUOTE:
+            return f'{head}"{_cut_around(quote, text, room)}"{tail}'
+        return _shorten(f"{NOT_SURE} — see the {title} page{tail or '.'}", budget)
+    source = f" (source: {title})"
+    if sentence and not _says_only(sentence, text):
+        room = budget - len(text) - len(DASH) - len(source) - 2
+        if room >= MIN_QUOTE:
+            return f'{text}{DASH}"{_cut_around(sentence, text, room)}"{source}'
+    return _shorten(text, budget - len(source)) + source
+
+
+def _says_only(sentence: str, answer: str) -> bool:
+    """The sentence adds nothing to the answer (it is the answer, or nearly)."""
+    return len(answer) >= 0.8 * len(sentence) or sentence.casefold() == answer.casefold()
+
+
+def _cut_around(sentence: str, answer: str, room: int) -> str:
+    """The sentence in at most ``room`` characters, keeping the answer in view (cut on word boundaries)."""
+    if len(sentence) <= room:
+        return sentence
+    at = sentence.casefold().find(answer.casefold()) if answer else -1
+    if at < 0:
+        return _shorten(sentence, room)
+    # Centre the answer, then widen to whole words; an ellipsis marks each side that was cut.
+    slack = max(0, room - len(answer) - 2 * len(ELLIPSIS))
+    begin = max(0, at - slack // 2)
+    end = min(len(sentence), begin + room - 2 * len(ELLIPSIS))
+    begin = max(0, min(begin, end - (room - 2 * len(ELLIPSIS))))
+    if begin > 0:
+        space = sentence.find(" ", begin, at + 1)
+        begin = space + 1 if space >= 0 else begin
+    if end < len(sentence):
+        space = sentence.rfind(" ", at + len(answer), end)
+        end = space if space >= 0 else end
+    middle = sentence[begin:end].strip()
+    return (ELLIPSIS if begin > 0 else "") + middle + (ELLIPSIS if end < len(sentence) else "")
+
+
+def _shorten(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters, cut on a word boundary with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    if limit <= len(ELLIPSIS):
+        return text[:max(0, limit)]
+    cut = text[:limit - len(ELLIPSIS)]
+    if " " in cut[len(cut) // 2:]:
+        cut = cut[:cut.rindex(" ")]
+    return cut.rstrip() + ELLIPSIS
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _clean(text: str | None) -> str:
+    """One line of plain text: control characters out, whitespace collapsed."""
+    if not text:
+        return ""
+    return _SPACE.sub(" ", "".join(c if c.isprintable() else " " for c in text)).strip()

@@ -1,0 +1,165 @@
+"""How sure Jarvis is: the confidence model (jarvis/confidence), its files, the answer threshold, and
+`jarvis calibrate`. Synthetic pages written for these tests; the QA model is the tiny random one."""
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+
+from crawler.corpus import Page, write_corpus
+from jarvis.cli import main
+from jarvis.config import Config, ReaderSettings
+from jarvis.confidence import (ConfidenceModel, ConfidenceModelError, fit_confidence, load_confidence_model,
+                               shipped_model_path)
+from jarvis.pipeline import Jarvis
+
+# Every sentence says "in the game": a gold answer of those words is inside any reply that quotes one.
+PAGES = [
+    Page("Glimmer", "http://127.0.0.1/w/Glimmer", [
+        "A glimmer is a small glowing creature in the game that drifts over lakes at night.",
+        "When defeated in the game, a glimmer drops 1-2 glow dust.",
+    ]),
+    Page("Lake cat", "http://127.0.0.1/w/Lake_cat", [
+        "A lake cat is a shy animal in the game that fishes at the shore of lakes.",
+        "Lake cats in the game can be tamed with raw fish.",
+    ]),
+    Page("Storm lantern", "http://127.0.0.1/w/Storm_lantern", [
+        "A storm lantern is a light source in the game that keeps burning in the rain.",
+        "It is crafted in the game from an iron frame and glow dust.",
+    ]),
+]
+# Half the gold answers are in every quoted sentence ("in the game"), half in none ("purple hats").
+QUESTIONS = """what do glimmers drop|Glimmer|in the game
+how do you tame a lake cat|Lake cat|in the game
+what is a storm lantern|Storm lantern|in the game
+where do glimmers live|Glimmer|in the game
+what do lake cats eat|Lake cat|purple hats
+how is a storm lantern made|Storm lantern|purple hats
+when do glimmers come out|Glimmer|purple hats
+are lake cats shy|Lake cat|purple hats
+"""
+
+
+@pytest.fixture(scope="module")
+def small_index(tmp_path_factory) -> Path:
+    from index import build_index
+
+    root = tmp_path_factory.mktemp("confidence")
+    write_corpus(PAGES, root / "corpus.jsonl")
+    build_index(root / "corpus.jsonl", root / "index", progress=False)
+    return root / "index"
+
+
+def constant_model(probability: float, reader: str = "any") -> ConfidenceModel:
+    """A model that gives every answer the same confidence (an intercept only)."""
+    return ConfidenceModel(reader, (), (), (), (), math.log(probability / (1 - probability)))
+
+
+@pytest.mark.parametrize("reader", ["fallback:minilm", "fallback:lexical", "span"])
+def test_the_shipped_models_load_from_their_data_files(reader):
+    path = shipped_model_path(reader)
+    assert path.is_file() and path.parent.name == "data" and path.parent.parent.name == "readers"
+    model = ConfidenceModel.load(path)
+    assert model.reader == reader and model.features
+    assert 0.0 <= model.predict({}) <= 1.0
+
+
+def test_the_fallback_models_were_fitted_on_dev_sets_with_the_documented_threshold():
+    for reader in ("fallback:minilm", "fallback:lexical"):
+        fitted = ConfidenceModel.load(shipped_model_path(reader)).fitted_on
+        sets = set(fitted["sets"]) | set(fitted["developed_on_sets"])
+        assert fitted["answers"] > 500 and all(name.startswith(("realbed_", "sample_dev")) for name in sets)
+        assert not {"realbed_dev5.txt", "questions.txt"} & sets   # held back: judged, never fitted on
+    # The default threshold is the one the fit chose for the default offline reader.
+    minilm = ConfidenceModel.load(shipped_model_path("fallback:minilm"))
+    assert ReaderSettings().answer_threshold == pytest.approx(minilm.fitted_on["threshold"], abs=0.005)
+
+
+def test_a_span_reader_without_its_own_model_gets_the_documented_function_of_its_logits():
+    model = load_confidence_model("roberta-base-squad2+int8")
+    assert model.features == ("span_minus_null",)
+    assert model.predict({"span_minus_null": 6.0}) > model.predict({"span_minus_null": 3.0}) > \
+        model.predict({"span_minus_null": 0.0})
+
+
+@pytest.mark.parametrize("probability, threshold, stated", [(0.7, 0.5, True), (0.7, 0.8, False), (0.5, 0.5, True)])
+def test_the_threshold_splits_stated_from_unsure(tmp_path, small_index, probability, threshold, stated):
+    path = constant_model(probability).save(tmp_path / "model.json")   # loaded from its file, as configured
+    config = Config(home=tmp_path, reader=ReaderSettings(model="", reader="fallback:lexical",
+                                                         confidence_model=str(path), answer_threshold=threshold))
+    with Jarvis.from_config(config, small_index) as jarvis:
+        answer = jarvis.ask("what do glimmers drop")
+    assert answer.found and answer.confidence == pytest.approx(probability)
+    assert answer.abstained is not stated
+    if stated:
+        assert answer.reply.startswith(answer.text) and answer.reply.endswith("(source: Glimmer)")
+    else:
+        assert answer.reply.startswith("not sure — the Glimmer page says: ") and answer.url in answer.reply
+        assert answer.text and answer.to_json()["answer"] == answer.text   # the span is kept, just not stated
+
+
+def test_fitting_learns_the_signal_that_tells_right_from_wrong_and_is_calibrated():
+    rng = random.Random(0)
+    signals, right = [], []
+    for _ in range(600):
+        margin, noise = rng.uniform(-2, 2), rng.uniform(-2, 2)
+        signals.append({"margin": margin, "noise": noise})
+        right.append(rng.random() < 1 / (1 + math.exp(-2 * margin)))
+    model = fit_confidence(signals, right, "test")
+    assert model.weights()[0][0] == "margin" and abs(dict(model.weights())["noise"]) < 0.3 * model.weights()[0][1]
+    for low in (-2.0, -1.0, 0.0, 1.0):   # predicted against observed in bins of the true signal
+        inside = [(s, r) for s, r in zip(signals, right) if low <= s["margin"] < low + 1]
+        predicted = sum(model.predict(s) for s, _ in inside) / len(inside)
+        assert abs(predicted - sum(r for _, r in inside) / len(inside)) < 0.1
+
+
+def test_fitting_needs_both_right_and_wrong_answers():
+    with pytest.raises(ConfidenceModelError, match="right and wrong"):
+        fit_confidence([{"a": 1.0}] * 5, [True] * 5, "test")
+
+
+def test_a_bad_model_file_is_a_one_line_error(tmp_path, small_index, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    with pytest.raises(ConfidenceModelError, match="bad JSON"):
+        ConfidenceModel.load(bad)
+    bad.write_text(json.dumps({"format": 1, "reader": "x", "features": ["a"], "mean": [0], "scale": [1],
+                               "coef": [], "intercept": 0}), encoding="utf-8")
+    with pytest.raises(ConfidenceModelError, match="differ in length"):
+        ConfidenceModel.load(bad)
+    code = main(["ask", "what do glimmers drop", "--index", str(small_index), "--reader", "fallback:lexical",
+                 "--confidence-model", str(bad), "-q"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1 and "differ in length" in err
+
+
+def test_jarvis_calibrate_refits_a_span_reader_on_a_small_question_set(tmp_path, tiny_qa_model, small_index,
+                                                                       capsys, monkeypatch):
+    questions = tmp_path / "questions.txt"
+    questions.write_text(QUESTIONS, encoding="utf-8")
+    corpus = small_index.parent / "corpus.jsonl"
+    monkeypatch.setenv("JARVIS_HOME", str(tmp_path / "home"))
+    assert main(["calibrate", "--questions", str(questions), "--corpus", str(corpus), "--index", str(small_index),
+                 "--model", str(tiny_qa_model), "--no-int8", "-q"]) == 0
+    out = capsys.readouterr().out
+    written = tmp_path / "home" / "calibration" / "confidence-model.json"
+    assert f"written to {written}" in out
+    model = ConfidenceModel.load(written)
+    assert model.reader == "model" and model.fitted_on["answers"] == 8 and model.fitted_on["sets"] == ["questions.txt"]
+    assert {"span_minus_null", "span_logit", "null_logit", "top_score"} <= set(model.features)
+    assert 0.0 <= model.fitted_on["threshold"] <= 1.0
+
+    # From now on `jarvis ask` with that model uses it (it is found under $JARVIS_HOME by the reader's name).
+    assert main(["ask", "what do glimmers drop", "--index", str(small_index), "--model", str(tiny_qa_model),
+                 "--no-int8", "--json", "-q"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["reader"] == "model"
+    with Jarvis.from_config(Config(home=tmp_path / "home", reader=ReaderSettings(model=str(tiny_qa_model),
+                                                                                 quantize=False)),
+                            small_index) as jarvis:
+        answer = jarvis.ask("what do glimmers drop")
+    assert answer.confidence == pytest.approx(model.predict(answer.signals)) == pytest.approx(data["confidence"],
+                                                                                             abs=1e-4)
