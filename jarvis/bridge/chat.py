@@ -22,6 +22,9 @@ MAX_ECHO_CHARS = 60
 HELP = 'ask me about Minecraft, e.g. "jarvis, what do cows drop?"'
 
 _ADDRESSED = re.compile(r"\s*jarvis(?:$|[\s,:])[\s,:]*(.*)", re.IGNORECASE | re.DOTALL)
+# "jarvis, wrong" / "jarvis thanks" right after an answer mark it in the question log.
+_FEEDBACK = {"wrong": re.compile(r"(that'?s |that is |no,? )?(wrong|incorrect)", re.IGNORECASE),
+             "thanks": re.compile(r"(thanks?( you)?|thx|ty)", re.IGNORECASE)}
 
 
 class AnswerLike(Protocol):
@@ -39,6 +42,15 @@ def addressed_question(message: str) -> str | None:
     """The question in a message addressed to Jarvis ("" when empty); None when not addressed."""
     match = _ADDRESSED.match(message)
     return match.group(1).strip() if match else None
+
+
+def feedback_kind(question: str) -> str | None:
+    """'wrong' or 'thanks' when a message to Jarvis is feedback on its last answer, else None."""
+    text = question.strip().rstrip("!.").strip()
+    for kind, pattern in _FEEDBACK.items():
+        if pattern.fullmatch(text):
+            return kind
+    return None
 
 
 def reply_lines(text: str, *, player: str | None = None, source: str | None = None,
@@ -59,7 +71,9 @@ def reply_lines(text: str, *, player: str | None = None, source: str | None = No
 def answer_lines(answer: AnswerLike, *, player: str | None, max_line: int = 200, max_lines: int = 3) -> list[str]:
     """The reply to a question: the answer and its source page, or "I don't know" and the pages read."""
     if answer.found:
-        return reply_lines(answer.text, player=player, source=answer.title, max_line=max_line, max_lines=max_lines)
+        # The source names the wiki too when the index holds several (pipeline.Answer.source).
+        return reply_lines(answer.text, player=player, source=getattr(answer, "source", None) or answer.title,
+                           max_line=max_line, max_lines=max_lines)
     pages = list(getattr(answer, "pages", ()) or ())
     read = f"(pages read: {', '.join(pages)})" if pages else "(no page matched)"
     return reply_lines(f"I don't know. {read}", player=player, max_line=max_line, max_lines=max_lines)
