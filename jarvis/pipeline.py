@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol, Sequence
 
+from crawler.guide import GUIDE_KIND, GUIDE_SITE
 from jarvis.config import Config, ReaderSettings
 from jarvis.errors import JarvisError
 from jarvis.lexical import TermAnalyzer, bm25_scores
@@ -73,19 +74,29 @@ class Answer:
     url: str = ""
     pages: tuple[str, ...] = ()   # titles of the pages read, best first
     cached: bool = False
+    site: str = ""                # the source page's wiki, or "server guide"; "" when Jarvis does not know
+    several_sites: bool = False   # the index holds more than one site: the source names its site
 
     @property
     def found(self) -> bool:
         return bool(self.text)
 
+    @property
+    def source(self) -> str:
+        """The source as a reply names it: the page, and its site when the index holds several
+        ("Cow, Minecraft Wiki"; "Land claims, server guide"); "" when Jarvis does not know."""
+        if not self.title:
+            return ""
+        return f"{self.title}, {self.site}" if self.several_sites and self.site else self.title
+
     def to_json(self) -> dict:
         return {"answer": self.text, "score": round(self.score, 4), "title": self.title, "reader": self.reader,
                 "seconds": round(self.seconds, 3), "found": self.found, "url": self.url,
-                "pages": list(self.pages), "cached": self.cached}
+                "pages": list(self.pages), "cached": self.cached, "site": self.site}
 
     def describe(self) -> str:
         if self.found:
-            lines = [self.text, f"  source: {self.title}" + (f" ({self.url})" if self.url else "")]
+            lines = [self.text, f"  source: {self.source}" + (f" ({self.url})" if self.url else "")]
         else:
             read = ", ".join(self.pages) if self.pages else "no page matched"
             lines = [NO_ANSWER, f"  pages read: {read}"]
@@ -177,10 +188,21 @@ class Jarvis:
             if cached is not None:
                 self.stats.cache_hits += 1
                 return replace(cached, question=question, seconds=time.perf_counter() - began, cached=True)
-            hits = self.searcher.search(question, k=self.top_k)
+            hits = self._hits(question)
             answer = self._read(question, hits, began)
             self._cache.put(key, answer)
             return answer
+
+    def _hits(self, question: str) -> list:
+        """The top pages to read. With the server's guide in the index, only pages of the side that
+        ranked first are read: the guide's when a guide page won the search (its prior makes it win
+        ties, index/settings.py), the wiki's otherwise, so that a reader's own preferences (the page
+        named in the question: "diamonds" -> Diamond) cannot undo that choice."""
+        if GUIDE_SITE not in (getattr(self.searcher, "sites", ()) or ()):
+            return self.searcher.search(question, k=self.top_k)
+        hits = self.searcher.search(question, k=2 * self.top_k)
+        guide_won = bool(hits) and hits[0].kind == GUIDE_KIND
+        return [hit for hit in hits if (hit.kind == GUIDE_KIND) == guide_won][:self.top_k]
 
     def read_pages(self, question: str, pages: Sequence[Page]) -> Answer:
         """Answer from the given pages, best first (no retrieval, no cache): the eval's QA mode."""
@@ -194,7 +216,7 @@ class Jarvis:
         """Every paragraph of the pages, best page first, with what the reader needs to know of it."""
         return [Passage(page.title, text, rank, index, getattr(page, "url", ""),
                         section=tuple(_section_of(page, index)), page_score=float(getattr(page, "score", 0.0)),
-                        page_kind=getattr(page, "kind", "article"))
+                        page_kind=getattr(page, "kind", "article"), site=getattr(page, "site", ""))
                 for rank, page in enumerate(pages) for index, text in enumerate(page.paragraphs)]
 
     def _read(self, question: str, pages: Sequence[Page], began: float) -> Answer:
@@ -207,11 +229,12 @@ class Jarvis:
         span: Span | None = self.reader.read(question, passages) if passages else None
         titles = tuple(page.title for page in pages)
         seconds = time.perf_counter() - began
+        several = len(getattr(self.searcher, "sites", ()) or ()) > 1
         if span is None:
             log.info("no answer to %r in %s", question, titles)
-            return Answer(question, "", 0.0, "", self.reader.name, seconds, pages=titles)
+            return Answer(question, "", 0.0, "", self.reader.name, seconds, pages=titles, several_sites=several)
         return Answer(question, span.text, span.score, span.passage.title, self.reader.name, seconds,
-                      url=span.passage.url, pages=titles)
+                      url=span.passage.url, pages=titles, site=span.passage.site, several_sites=several)
 
     def best_passages(self, question: str, passages: list[Passage], n: int) -> list[Passage]:
         """Paragraph pre-ranking: the n passages that best match the question's words, in reading order."""
