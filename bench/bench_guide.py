@@ -165,13 +165,17 @@ def full_check(config: Config, both: Path, wiki_only: Path, guide_qs: list, wiki
             for name, r in results.items()]
     print("\n`jarvis eval --quick` on eval/questions.txt, offline reader:")
     print(tabulate(rows, headers=["index", "n", "IR top-3", "QA F1", "full F1"]))
-    per = [_per_question(r) for r in results.values()]
-    print(f"per-question answers identical: {per[0] == per[1]}")
+    per = [_answers(r) for r in results.values()]
+    print(f"QA and full-system answers identical for every question: {per[0] == per[1]}")
+    guide_titles = {q.expected_title for q in guide_qs}
+    shown = sum(bool(set(q["retrieved"]) & guide_titles) for key, rows in results["sample wiki + guide"]["per_question"].items()
+                if key.startswith("ir:") for q in rows)
+    print(f"IR: questions whose top 3 shows a guide page (never read: the wiki ranked first): {shown}")
 
 
-def _per_question(result: dict) -> dict:
-    return {key: [(q["question"], q["answer"], q["answer_title"], q["retrieved"], q["f1"]) for q in rows]
-            for key, rows in result["per_question"].items()}
+def _answers(result: dict) -> dict:
+    return {key: [(q["question"], q["answer"], q["answer_title"], q["f1"]) for q in rows]
+            for key, rows in result["per_question"].items() if not key.startswith("ir:")}
 
 
 if __name__ == "__main__":
