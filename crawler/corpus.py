@@ -6,7 +6,9 @@ keys of the structure-aware crawl (old corpora without them still load):
 - ``"sections"``: one section path per paragraph (same length as ``paragraphs``): the heading
   texts from h2 down, e.g. ``["Drops", "On death"]``; ``[]`` for the lead;
 - ``"kind"``: what the page is, one of ``PAGE_KINDS`` (``"article"`` when absent);
-- ``"categories"``: the categories the page shows (absent when it shows none).
+- ``"categories"``: the categories the page shows (absent when it shows none);
+- ``"site"``: the name of the wiki the page comes from (MediaWiki's ``sitename``), or ``"server guide"``
+  for a page of a server's own Markdown guide; absent when unknown.
 """
 from __future__ import annotations
 
@@ -23,7 +25,8 @@ from typing import Iterable, Iterator
 
 # What a page is (crawler.kinds decides): an article about Minecraft itself, or something a plain
 # question should not be answered from unless it asks for it.
-PAGE_KINDS = ("article", "tutorial", "joke", "removed", "spinoff", "version", "disambiguation")
+# "server": a page of the server's own guide (crawler.guide), not of a wiki.
+PAGE_KINDS = ("article", "tutorial", "joke", "removed", "spinoff", "version", "disambiguation", "server")
 
 
 class CorpusError(Exception):
@@ -42,6 +45,7 @@ class Page:
     sections: list[list[str]] | None = None  # section path of each paragraph ([] = lead); None: all lead
     kind: str = "article"           # one of PAGE_KINDS
     categories: list[str] = field(default_factory=list)  # as the page shows them
+    site: str = ""                  # the wiki's name ("Minecraft Wiki") or "server guide"; "" unknown
 
     def __post_init__(self) -> None:
         if not self.sha1:
@@ -60,6 +64,8 @@ class Page:
                 "sections": [list(path) for path in self.sections], "kind": self.kind}
         if self.categories:
             data["categories"] = list(self.categories)
+        if self.site:
+            data["site"] = self.site
         return data
 
     @classmethod
@@ -72,7 +78,8 @@ class Page:
                    aliases=_strings_field(data, "aliases", default=[]),
                    sha1=_string_field(data, "sha1", default=""),
                    sections=_sections_field(data), kind=_string_field(data, "kind", default="article"),
-                   categories=_strings_field(data, "categories", default=[]))
+                   categories=_strings_field(data, "categories", default=[]),
+                   site=_string_field(data, "site", default=""))
 
 
 def _sections_field(data: dict) -> list[list[str]] | None:

@@ -28,7 +28,7 @@ from crawler.fetch import UNREACHABLE, FetchResult, Fetcher, Validators
 from crawler.filters import FOLLOW_LINKS_OF, followable_links, page_kind, skip_reason
 from crawler.journal import (CrawlState, Document, FetchRecord, Journal, journal_path, load_state, save_state,
                              state_path)
-from crawler.mwapi import ApiError, Listing, PageFacts, WikiApi, changed_titles, find_api_url
+from crawler.mwapi import ApiError, Listing, PageFacts, WikiApi, changed_titles, find_api_url, find_site_name
 from crawler.settings import CrawlSettings
 from crawler.tables import TABLE_MODES
 from crawler.urls import Scope, article_url, normalize_url
@@ -59,6 +59,7 @@ class CrawlReport:
     api: str | None = None          # the api.php the crawl listed the wiki with (None: links followed)
     changes: int | None = None      # an update: rows of recent changes read (None: a full crawl)
     removed: int = 0                # an update: pages gone (deleted, or now a redirect)
+    site: str = ""                  # the wiki's name recorded on every page ("" when it said none)
 
     @property
     def requests_per_page(self) -> float:
@@ -70,6 +71,7 @@ class CrawlReport:
 
     def summary(self) -> str:
         lines = [f"stored {self.stored} pages with {self.aliases} aliases in {self.out_path}"
+                 + (f" (site: {self.site})" if self.site else " (no site name: the wiki states none)")
                  + (" (--max-pages reached)" if self.limit_reached else "")]
         if self.changes is not None:
             lines.append(f"update through {self.api}: {self.changes} recent changes, {self.visited} pages fetched, "
@@ -92,7 +94,7 @@ class CrawlReport:
 
 def crawl(start_url: str, out_path: str | Path, settings: CrawlSettings | None = None, *,
           max_pages: int | None = None, resume: bool = False, progress: bool = True,
-          update: bool = False) -> CrawlReport:
+          update: bool = False, site: str = "") -> CrawlReport:
     """Crawl the wiki at start_url into the corpus JSONL out_path (written atomically at the end).
 
     Where the wiki has the MediaWiki Action API, its articles are listed through it (aliases
@@ -101,6 +103,8 @@ def crawl(start_url: str, out_path: str | Path, settings: CrawlSettings | None =
     site crawled before sends conditional requests and reuses what did not change. With
     update, a corpus crawled through the API is brought up to date with only the pages
     changed since (list=recentchanges); without an API, update is a conditional recrawl.
+    Every page records the wiki's name (``site``): as given, else as the wiki states it (siteinfo's
+    ``sitename`` through the API, ``wgSiteName`` on a page otherwise).
     Raises CrawlError (a user error) when the crawl cannot start.
     """
     settings = settings or CrawlSettings()
@@ -108,7 +112,8 @@ def crawl(start_url: str, out_path: str | Path, settings: CrawlSettings | None =
     _check_arguments(start_url, out_path, settings, max_pages)
     if update and resume:
         raise CrawlError("--update and --resume do not go together: an update is short, run it again")
-    job = _Crawl(normalize_url(start_url), out_path, settings, max_pages, progress)
+    site = " ".join(site.split())
+    job = _Crawl(normalize_url(start_url), out_path, settings, max_pages, progress, site)
     if update:
         return job.update()
     return job.run(resume)
@@ -173,7 +178,7 @@ class _UrlClaims:
 
 class _Crawl:
     def __init__(self, start_url: str, out: Path, settings: CrawlSettings, max_pages: int | None,
-                 progress: bool) -> None:
+                 progress: bool, site: str = "") -> None:
         self.start_url = start_url
         self.out = out
         self.settings = settings
@@ -198,6 +203,8 @@ class _Crawl:
         self.api_state: dict | None = None      # what the next --update needs
         self.api_pages: dict[str, PageFacts] = {}  # page URL -> what the API says about it
         self.journaling = True
+        self.site_given = site                  # --site: wins over what the wiki says
+        self.site = site                        # the name recorded on every page
 
     # ------------------------------------------------------------------ the run
 
@@ -226,7 +233,7 @@ class _Crawl:
             self.fetcher.close()
 
         built = build_pages(self.records.values(), self.scope, self.max_pages)
-        pages = built.pages
+        pages = self._with_site(built.pages)
         write_corpus(pages, self.out)
         if self.settings.conditional:
             documents = {r.document.url: r.document for r in self.records.values() if r.document}
@@ -238,9 +245,20 @@ class _Crawl:
         self.report.limit_reached = self._full()
         return self._finish(pages, began)
 
+    def _with_site(self, pages: list) -> list:
+        for page in pages:
+            page.site = self.site
+        return pages
+
+    def _learn_site(self, stated: str) -> None:
+        """The wiki's name as the wiki states it, unless --site gave one."""
+        if not self.site_given and stated:
+            self.site = stated
+
     def _finish(self, pages: list, began: float) -> CrawlReport:
         """The report of a crawl or an update that wrote pages."""
         report = self.report
+        report.site = self.site
         report.stored = len(pages)
         report.aliases = sum(len(p.aliases) for p in pages)
         report.skipped.update(r.skip for r in self.records.values() if r.skip not in (None, "redirect"))
@@ -268,9 +286,13 @@ class _Crawl:
             log.warning("the last crawl of %s is older than the wiki's recent changes: crawling it all again", self.out)
             return self.run(resume=False)
         try:
-            previous = {page.sha1: (page.paragraphs, page.sections) for page in iter_corpus(self.out)}
+            previous, sites = {}, set()
+            for page in iter_corpus(self.out):
+                previous[page.sha1] = (page.paragraphs, page.sections)
+                sites.add(page.site)
         except CorpusError as exc:
             raise CrawlError(f"cannot update {self.out}: {exc}; run without --update for a full crawl") from exc
+        self._learn_site(state.api.get("sitename") or (sites.pop() if len(sites) == 1 else ""))
         self.scope = Scope(origin=state.api["origin"], article_path=state.api["article_path"])
         self.api = WikiApi(self.fetcher, state.api["url"], self.settings.maxlag)
         self.journaling = False   # an update is short: interrupted, it is simply run again
@@ -308,7 +330,7 @@ class _Crawl:
         kept = [FetchRecord(url=url, skip=doc.skip, document=doc) for url, doc in documents.items()
                 if url not in self.records]
         records = kept + list(self.records.values())
-        pages = build_pages(records, self.scope).pages
+        pages = self._with_site(build_pages(records, self.scope).pages)
         write_corpus(pages, self.out)
         if failed:
             log.warning("%d changed pages could not be fetched; the next --update tries them again", len(failed))
@@ -385,12 +407,14 @@ class _Crawl:
         if page is None:
             raise CrawlError(f"{self.start_url} is not a MediaWiki page (no #firstHeading, no article body)")
         self.scope = Scope.from_url(result.final_url, page.article_path)
+        self._learn_site(find_site_name(result.text or ""))
         api_url = find_api_url(result.text or "", result.final_url) if self.settings.use_api else None
         listing = self._list_through_api(api_url) if api_url else None
         log.info("crawling %s%s* %s", self.scope.origin, self.scope.article_path,
                  f"as listed by {api_url}" if listing else "by following links")
         self.journal.start({"start": self.start_url, "origin": self.scope.origin,
-                            "article_path": self.scope.article_path, "api": self.api.url if self.api else None})
+                            "article_path": self.scope.article_path, "api": self.api.url if self.api else None,
+                            "site": self.site})
         if listing is not None:
             self._queue_listing(listing)   # first: the start page is recorded with its API facts too
         record = self._record_of(result, page)
@@ -411,10 +435,11 @@ class _Crawl:
             log.info("no usable MediaWiki API at %s (%s): following links", api_url, exc)
             return None
         self.api = api
+        self._learn_site(listing.sitename)
         self.scope = Scope.from_url(self.scope.origin + "/", listing.articlepath.replace("$1", ""))
         self.api_state = {"url": api_url, "since": listing.server_time, "rcid": 0, "origin": self.scope.origin,
                           "article_path": self.scope.article_path, "articlepath": listing.articlepath,
-                          "namespaces": listing.namespaces}
+                          "namespaces": listing.namespaces, "sitename": listing.sitename}
         return listing
 
     def _queue_listing(self, listing: Listing) -> None:
@@ -438,6 +463,7 @@ class _Crawl:
             raise CrawlError(f"the interrupted crawl of {self.out} started at {header.get('start')}, "
                              f"not {self.start_url}; run without --resume to start over")
         self.scope = Scope(origin=header["origin"], article_path=header["article_path"])
+        self._learn_site(header.get("site") or "")
         self.journal.reopen(valid_length)
         for record in records:  # claim every URL done first, so that replayed links do not queue them
             document = record.document

@@ -1,11 +1,12 @@
 """The client side of the MediaWiki Action API: which pages a wiki has, what redirects to them,
 their categories, and what changed since a given time, in as few requests as the API allows.
 
+- ``find_site_name``: the wiki's name as a page states it (RLCONF's ``wgSiteName``), for crawls without an API.
 - ``find_api_url``: where a page says its wiki's ``api.php`` is (``<link rel="EditURI">``, else
   RLCONF's ``wgScriptPath``); a page that says it is MediaWiki but names no API gets one probe of
   ``/api.php``.
 - ``WikiApi.listing()``: every article (``generator=allpages``, namespace 0, no redirects) with
-  ``prop=info|categories|redirects`` in the same queries, plus ``meta=siteinfo``: a few hundred
+  ``prop=info|categories|redirects`` in the same queries, plus ``meta=siteinfo`` (the wiki's name too): a few hundred
   pages per request, aliases without downloading a single redirect page; then the same for each
   spin-off game's namespace (``siprop=namespaces`` names them), whose pages a link crawl stores too.
 - ``WikiApi.changes_since(t)``: ``list=recentchanges`` (edits, new pages, moves, deletions).
@@ -16,6 +17,7 @@ Every request sends ``maxlag`` (a busy wiki answers "later", and the Fetcher wai
 """
 from __future__ import annotations
 
+import json
 import logging
 import re
 from dataclasses import dataclass, field
@@ -30,6 +32,7 @@ TITLES_PER_QUERY = 50            # MediaWiki's limit for titles= (without apihig
 _LINK_TAG = re.compile(r"<link\b[^>]*>", re.IGNORECASE)
 _ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
 _SCRIPT_PATH = re.compile(r'"wgScriptPath"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_SITE_NAME = re.compile(r'"wgSiteName"\s*:\s*("(?:[^"\\]|\\.)*")')
 _GENERATOR = re.compile(r"""<meta\s[^>]*name=["']generator["'][^>]*content=["']MediaWiki""", re.IGNORECASE)
 
 
@@ -56,6 +59,18 @@ def find_api_url(html: str, page_url: str) -> str | None:
     return None
 
 
+def find_site_name(html: str) -> str:
+    """The wiki's name as a MediaWiki page states it (RLCONF's ``wgSiteName``), or "" when it does not."""
+    match = _SITE_NAME.search(html[:200_000])
+    if match is None:
+        return ""
+    try:
+        name = json.loads(match.group(1))
+    except ValueError:
+        return ""
+    return " ".join(name.split()) if isinstance(name, str) else ""
+
+
 @dataclass
 class PageFacts:
     """What the API says about one page."""
@@ -74,6 +89,7 @@ class Listing:
     mainpage: str
     pages: dict[str, PageFacts] = field(default_factory=dict)  # title -> facts
     namespaces: list[int] = field(default_factory=lambda: [0])  # the namespaces listed (0 and spin-offs')
+    sitename: str = ""                                   # the wiki's name, as siteinfo says it
 
 
 @dataclass
@@ -132,8 +148,10 @@ class WikiApi:
                 general = query.get("general")
                 if not isinstance(general, dict) or "articlepath" not in general:
                     raise ApiError("no siteinfo in the answer")
+                sitename = general.get("sitename")
                 listing = Listing(articlepath=general["articlepath"], server_time=general.get("time", ""),
-                                  mainpage=general.get("mainpage", ""))
+                                  mainpage=general.get("mainpage", ""),
+                                  sitename=" ".join(sitename.split()) if isinstance(sitename, str) else "")
                 namespaces = query.get("namespaces") if isinstance(query.get("namespaces"), dict) else {}
                 extra = sorted(n["id"] for n in namespaces.values() if isinstance(n, dict) and isinstance(n.get("id"), int)
                                and n["id"] > 0 and {_folded(n.get("name") or ""), _folded(n.get("canonical") or "")} & wanted)

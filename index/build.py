@@ -14,17 +14,18 @@ import shutil
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from tqdm import tqdm
 from whoosh import index as whoosh_index
 
 from crawler.corpus import CorpusError, Page
-from index.documents import file_sha256, load_corpus, page_fingerprint, to_document
+from index.documents import file_sha256, page_fingerprint, to_document
 from index.errors import SearchIndexError
 from index.glossary import Glossary
 from index.layout import USER_GLOSSARY_FILE, Generation, IndexDir, IndexMeta, write_meta
 from index.profiles import IndexProfile, get_profile
+from index.sources import Source, load_sources, page_key
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ class _Changes:
 
     added: list[Page] = field(default_factory=list)
     updated: list[Page] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)   # page keys (sources.page_key)
     unchanged: int = 0
 
     @property
@@ -81,10 +82,15 @@ class _Changes:
         return len(self.added) + len(self.updated) + len(self.deleted)
 
 
-def build_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, profile: str | IndexProfile = "tuned",
+def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.PathLike | Source],
+                index_dir: str | os.PathLike, profile: str | IndexProfile = "tuned",
                 procs: int | None = None, progress: bool = True, encoder=None,
                 glossary: Glossary | None = None) -> IndexStats:
     """Build or rebuild the index at `index_dir` from a corpus, atomically, re-indexing only what changed.
+
+    ``corpus_path`` is a corpus file or a list of sources (sources.py): several wikis' corpora and the
+    server's guide, each page keyed by its site and title; clashing site names are an error before
+    anything is built.
 
     Safe while searchers use the directory: they keep the old generation until their next search.
     A dense profile also writes page vectors (``encoder``: a loaded dense.DenseEncoder, else one is
@@ -98,20 +104,24 @@ def build_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, pr
         raise SearchIndexError(f"--procs must be at least 1 (got {procs})")
     layout = IndexDir(index_dir)
     layout.check_buildable()
-    corpus = load_corpus(corpus_path)
+    corpus = load_sources(corpus_path)
     started = time.perf_counter()
     with layout.build_lock():
         live = layout.live_or_none()
         glossary_text = (glossary if glossary is not None else _user_glossary(live)).to_text()
         meta = IndexMeta(profile=profile.name, profile_signature=profile.signature(),
                          corpus_sha256=corpus.sha256, pages=len(corpus.pages),
-                         glossary_sha256=hashlib.sha256(glossary_text.encode()).hexdigest() if glossary_text else "")
+                         glossary_sha256=hashlib.sha256(glossary_text.encode()).hexdigest() if glossary_text else "",
+                         sites=corpus.sites, sources=corpus.sources)
         changes = _diff(corpus.pages, live) if _same_profile(live, profile) else None
 
         if (live is not None and changes is not None and changes.count == 0
                 and live.meta.glossary_sha256 == meta.glossary_sha256):
-            if live.meta.corpus_sha256 != corpus.sha256:   # same pages, different file bytes
-                write_meta(live.path, replace(live.meta, corpus_sha256=corpus.sha256))
+            if (live.meta.corpus_sha256, live.meta.sites, live.meta.sources) != (corpus.sha256, corpus.sites,
+                                                                                corpus.sources):
+                # Same pages, different file bytes or sources named otherwise.
+                write_meta(live.path, replace(live.meta, corpus_sha256=corpus.sha256, sites=corpus.sites,
+                                              sources=corpus.sources))
             return IndexStats(layout.root, live.name, profile.name, pages=len(corpus.pages), indexed=0,
                               unchanged=changes.unchanged, incremental=True,
                               seconds=time.perf_counter() - started)
@@ -191,22 +201,23 @@ def _diff(pages: list[Page], live: Generation) -> _Changes | None:
     try:
         ix = whoosh_index.open_dir(str(live.path), readonly=True)
         with ix.reader() as reader:
-            indexed = {fields["title"]: fields["fingerprint"] for _, fields in reader.iter_docs()}
+            indexed = {fields.get("key") or fields["title"]: fields["fingerprint"] for _, fields in reader.iter_docs()}
     except Exception as exc:  # noqa: BLE001 - any unreadable live index is simply rebuilt
         log.warning("cannot read the live index %s (%s); building from scratch", live.path, exc)
         return None
     changes = _Changes()
-    titles = set()
+    keys = set()
     for page in pages:
-        titles.add(page.title)
-        old = indexed.get(page.title)
+        key = page_key(page)
+        keys.add(key)
+        old = indexed.get(key)
         if old is None:
             changes.added.append(page)
         elif old != page_fingerprint(page):
             changes.updated.append(page)
         else:
             changes.unchanged += 1
-    changes.deleted = [title for title in indexed if title not in titles]
+    changes.deleted = [key for key in indexed if key not in keys]
     return changes
 
 
@@ -266,8 +277,8 @@ def _write_vectors(pages: list[Page], build_path: Path, live: Generation | None,
     with tqdm(total=len(pages), desc="page vectors", unit="page", disable=not progress, leave=False,
               dynamic_ncols=True) as bar:
         if previous is not None:
-            bar.update(sum(previous.vector_of(p.title, page_fingerprint(p)) is not None for p in pages))
-        vectors = build_page_vectors(pages, page_fingerprint, encoder, previous, progress=bar.update)
+            bar.update(sum(previous.vector_of(page_key(p), page_fingerprint(p)) is not None for p in pages))
+        vectors = build_page_vectors(pages, page_fingerprint, encoder, previous, progress=bar.update, key=page_key)
     vectors.save(build_path)
 
 
@@ -284,8 +295,8 @@ def _copy_and_update(live: Generation, build_path: Path, changes: _Changes, prof
     optimize = deleted > OPTIMIZE_DELETED_SHARE * stored
     writer = ix.writer(limitmb=WRITER_LIMIT_MB)
     try:
-        for title in [*changes.deleted, *(page.title for page in changes.updated)]:
-            writer.delete_by_term("title", title)
+        for key in [*changes.deleted, *(page_key(page) for page in changes.updated)]:
+            writer.delete_by_term("key", key)
         for page in _progress([*changes.updated, *changes.added], progress, f"re-indexing ({profile.name})"):
             writer.add_document(**to_document(page, profile))
         writer.commit(optimize=optimize)

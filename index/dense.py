@@ -115,19 +115,20 @@ def page_text(title: str, paragraphs: Sequence[str], sections: Sequence[Sequence
 
 @dataclass
 class PageVectors:
-    """The page vectors of one index generation: row i is the page titled titles[i]."""
+    """The page vectors of one index generation: row i is the page keys[i] (index.sources.page_key;
+    generations built before sites: its title)."""
 
-    titles: list[str]
+    keys: list[str]
     fingerprints: list[str]          # of each page when its vector was made (incremental rebuilds reuse them)
     matrix: np.ndarray               # float32, (pages, dimensions), unit rows
     encoder: str = ENCODER_NAME
 
     def __post_init__(self) -> None:
-        self._row = {title: i for i, title in enumerate(self.titles)}
+        self._row = {key: i for i, key in enumerate(self.keys)}
 
     def save(self, directory: Path) -> None:
         np.save(directory / VECTORS_FILE, self.matrix.astype(np.float32), allow_pickle=False)
-        meta = {"encoder": self.encoder, "titles": self.titles, "fingerprints": self.fingerprints}
+        meta = {"encoder": self.encoder, "keys": self.keys, "fingerprints": self.fingerprints}
         (directory / VECTORS_INDEX_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
 
     @classmethod
@@ -138,38 +139,39 @@ class PageVectors:
             return None
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         matrix = np.load(matrix_path, allow_pickle=False)
-        if matrix.shape[0] != len(meta["titles"]):
-            raise ValueError(f"{matrix_path}: {matrix.shape[0]} vectors for {len(meta['titles'])} titles")
-        return cls(list(meta["titles"]), list(meta["fingerprints"]), matrix, meta.get("encoder", ENCODER_NAME))
+        keys = meta["keys"] if "keys" in meta else meta["titles"]   # "titles": built before sites
+        if matrix.shape[0] != len(keys):
+            raise ValueError(f"{matrix_path}: {matrix.shape[0]} vectors for {len(keys)} pages")
+        return cls(list(keys), list(meta["fingerprints"]), matrix, meta.get("encoder", ENCODER_NAME))
 
-    def vector_of(self, title: str, fingerprint: str) -> np.ndarray | None:
+    def vector_of(self, key: str, fingerprint: str) -> np.ndarray | None:
         """The stored vector of a page, if it was made from the same page content."""
-        row = self._row.get(title)
+        row = self._row.get(key)
         if row is None or self.fingerprints[row] != fingerprint:
             return None
         return self.matrix[row]
 
     def nearest(self, query: np.ndarray, k: int) -> list[tuple[str, float]]:
-        """The k pages most similar to a unit query vector, best first: (title, cosine)."""
-        if not self.titles:
+        """The k pages most similar to a unit query vector, best first: (key, cosine)."""
+        if not self.keys:
             return []
         scores = self.matrix @ query.astype(np.float32)
         k = min(k, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top])]
-        return [(self.titles[i], float(scores[i])) for i in top]
+        return [(self.keys[i], float(scores[i])) for i in top]
 
 
 def build_page_vectors(pages: Iterable, fingerprint, encoder: DenseEncoder, previous: PageVectors | None = None,
-                       progress=None) -> PageVectors:
-    """Vectors of the pages, reusing ``previous`` ones whose page did not change."""
+                       progress=None, key=lambda page: page.title) -> PageVectors:
+    """Vectors of the pages, reusing ``previous`` ones whose page did not change; ``key(page)`` names a row."""
     pages = list(pages)
+    keys = [key(page) for page in pages]
     fingerprints = [fingerprint(page) for page in pages]
     texts = [page_text(page.title, page.paragraphs, getattr(page, "sections", ())) for page in pages]
-    reused = [previous.vector_of(page.title, fp) if previous is not None else None
-              for page, fp in zip(pages, fingerprints)]
+    reused = [previous.vector_of(k, fp) if previous is not None else None for k, fp in zip(keys, fingerprints)]
     todo = [text for text, vector in zip(texts, reused) if vector is None]
     fresh = iter(encoder.embed(todo, progress=progress)) if todo else iter(())
     rows = [vector if vector is not None else next(fresh) for vector in reused]
     matrix = np.stack(rows).astype(np.float32) if rows else np.zeros((0, encoder.dimensions), dtype=np.float32)
-    return PageVectors([page.title for page in pages], fingerprints, matrix, encoder.name)
+    return PageVectors(keys, fingerprints, matrix, encoder.name)

@@ -6,25 +6,29 @@ import json
 import logging
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crawler.corpus import CorpusError, Page, iter_corpus
 
 from index.profiles import IndexProfile
+from index.sources import page_key
+
+if TYPE_CHECKING:
+    from index.sources import LoadedCorpus
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class LoadedCorpus:
-    path: Path
-    sha256: str            # of the file's bytes: ensure_index rebuilds when it changes
-    pages: list[Page]      # unique titles, corpus order
+def load_corpus(path: str | os.PathLike) -> "LoadedCorpus":
+    """Read and check one corpus file (missing, malformed or empty: CorpusError, a user error)."""
+    from index.sources import load_sources
+
+    return load_sources(path)
 
 
-def load_corpus(path: str | os.PathLike) -> LoadedCorpus:
-    """Read and check a corpus file (missing, malformed or empty: CorpusError, a user error)."""
+def load_corpus_pages(path: str | os.PathLike) -> list[Page]:
+    """The pages of a corpus file, unique titles, corpus order (a CorpusError when there are none)."""
     path = Path(path)
     if path.is_dir():
         raise CorpusError(f"{path} is a directory, not a corpus JSONL file")
@@ -40,7 +44,7 @@ def load_corpus(path: str | os.PathLike) -> LoadedCorpus:
             pages[title] = page
     if not pages:
         raise CorpusError(f"corpus {path} has no pages")
-    return LoadedCorpus(path=path, sha256=file_sha256(path), pages=list(pages.values()))
+    return list(pages.values())
 
 
 def file_sha256(path: Path) -> str:
@@ -73,6 +77,8 @@ def page_fingerprint(page: Page) -> str:
 def to_document(page: Page, profile: IndexProfile) -> dict[str, str]:
     """The Whoosh fields of a page under a profile."""
     doc = {
+        "key": page_key(page),
+        "site": page.site,
         "title": page.title,
         "url": page.url,
         "aliases": json.dumps(page.aliases, ensure_ascii=False),

@@ -22,7 +22,7 @@ import shutil
 import time
 import uuid
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
@@ -51,6 +51,8 @@ class IndexMeta:
     corpus_sha256: str
     pages: int
     glossary_sha256: str = ""        # of the user glossary built in ("" for none)
+    sites: list = field(default_factory=list)     # the wikis' names (and "server guide"), source order
+    sources: list = field(default_factory=list)   # [{"corpus": path, "site": name given} | {"docs": path}]
     build_id: str = ""
     built_at: str = ""
     format: int = FORMAT

@@ -31,6 +31,9 @@ class IndexProfile:
     content_b: float | None   # BM25F B for `content` only (None: bm25_b)
     or_scale: float | None    # OrGroup coordination bonus (None: plain OR)
     dense: bool = False       # page vectors (dense.py) fused with BM25F, and the page-kind prior
+    # The stored fields' version: part of the signature, so an index built with other fields is
+    # rebuilt in full, never updated in place. 2: pages keyed by (site, title), the site stored.
+    fields_version: int = 2
 
     @property
     def search_fields(self) -> list[str]:
@@ -45,7 +48,9 @@ class IndexProfile:
         # and leaving them out makes indexing faster and the index smaller.
         analyzer = StemmingAnalyzer() if self.stemming else StandardAnalyzer()
         schema = fields.Schema(
-            title=fields.ID(stored=True, unique=True),   # canonical title, exact: the page's key
+            key=fields.ID(stored=True, unique=True),     # (site, title) as JSON: the page's identity
+            site=fields.STORED(),                        # the wiki's name, or "server guide"
+            title=fields.ID(stored=True),                # canonical title, exact
             url=fields.STORED(),
             aliases=fields.STORED(),                     # JSON list
             paragraphs=fields.STORED(),                  # JSON list, one string: cheap to load for top k

@@ -51,6 +51,7 @@ class Hit:
     paragraphs: list[str] = field(default_factory=list)
     sections: list[list[str]] = field(default_factory=list)   # heading path of each paragraph
     kind: str = "article"                                     # crawler.corpus.PAGE_KINDS
+    site: str = ""                                            # the wiki's name, or "server guide"
     lexical_rank: int | None = None     # 0-based rank in the BM25F ranking (None: not in its top)
     dense_rank: int | None = None       # 0-based rank by page-vector similarity (None: not computed / not top)
 
@@ -102,11 +103,14 @@ class _OpenGeneration:
         user_glossary = generation.path / USER_GLOSSARY_FILE
         if user_glossary.is_file():
             glossary = glossary.merged(Glossary.load(user_glossary))
-        return cls(pointer, generation, profile, searcher, profile.parser(ix.schema), vectors, glossary)
+        # Pages are keyed by (site, title); a generation built before sites has titles as keys.
+        key_field = "key" if "key" in ix.schema.names() else "title"
+        return cls(pointer, generation, profile, searcher, profile.parser(ix.schema), vectors, glossary, key_field)
 
     vectors: PageVectors | None = None
     glossary: Glossary = field(default_factory=Glossary)   # the bundled players' words + the index's own
-    # docnum -> (title, kind), read once per page: the stored fields hold the paragraphs, too big to
+    key_field: str = "key"
+    # docnum -> (key, kind), read once per page: the stored fields hold the paragraphs, too big to
     # load again for each of the ~100 candidates of every question (the generation never changes).
     _facts: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
 
@@ -120,38 +124,38 @@ class _OpenGeneration:
         fused: dict[str, dict] = {}
         best = lexical[0][1] if lexical else 0.0
         for rank, (docnum, score) in enumerate(lexical):
-            entry = fused.setdefault(self._title_and_kind(docnum)[0], {"docnum": docnum})
+            entry = fused.setdefault(self._key_and_kind(docnum)[0], {"docnum": docnum})
             entry["lexical"] = (rank, score / best if best > 0 else 0.0)
         if self.vectors is not None and query_vector is not None:
             nearest = self.vectors.nearest(query_vector, settings.depth)
             if nearest:
                 high, low = nearest[0][1], nearest[-1][1]
-                for rank, (title, cosine) in enumerate(nearest):
-                    if title not in fused and cosine < settings.dense_only_min_cosine:
+                for rank, (key, cosine) in enumerate(nearest):
+                    if key not in fused and cosine < settings.dense_only_min_cosine:
                         continue
-                    fused.setdefault(title, {})["dense"] = (rank, (cosine - low) / (high - low) if high > low else 1.0)
+                    fused.setdefault(key, {})["dense"] = (rank, (cosine - low) / (high - low) if high > low else 1.0)
         asked = asked_kinds(words)
         scored = []
-        for title, entry in fused.items():
+        for key, entry in fused.items():
             docnum = entry.get("docnum")
             if docnum is None:
-                docnum = self.searcher.document_number(title=title)
+                docnum = self.searcher.document_number(**{self.key_field: key})
                 if docnum is None:
                     continue   # vectors of a page no longer indexed: cannot happen in a finished generation
             score = sum(weight * _fused_part(settings, *entry[side])
                         for side, weight in (("lexical", settings.lexical_weight), ("dense", settings.dense_weight))
                         if side in entry)
-            score *= kind_weight(self._title_and_kind(docnum)[1], asked, settings.kind_prior)
+            score *= kind_weight(self._key_and_kind(docnum)[1], asked, settings.kind_prior)
             scored.append((score, docnum, entry))
         scored.sort(key=lambda item: -item[0])
         return [self._hit(docnum, score, entry.get("lexical", (None,))[0], entry.get("dense", (None,))[0])
                 for score, docnum, entry in scored[:k]]
 
-    def _title_and_kind(self, docnum: int) -> tuple[str, str]:
+    def _key_and_kind(self, docnum: int) -> tuple[str, str]:
         facts = self._facts.get(docnum)
         if facts is None:
             stored = self.searcher.stored_fields(docnum)
-            facts = self._facts[docnum] = (stored["title"], stored.get("kind") or "article")
+            facts = self._facts[docnum] = (stored.get(self.key_field) or stored["title"], stored.get("kind") or "article")
         return facts
 
     def _lexical(self, words: str, limit: int) -> list[tuple[int, float]] | None:
@@ -169,7 +173,8 @@ class _OpenGeneration:
         sections = json.loads(stored.get("sections") or "[]") or [[] for _ in paragraphs]
         return Hit(title=stored["title"], score=score, url=stored.get("url", ""),
                    aliases=json.loads(stored.get("aliases") or "[]"), paragraphs=paragraphs, sections=sections,
-                   kind=stored.get("kind") or "article", lexical_rank=lexical_rank, dense_rank=dense_rank)
+                   kind=stored.get("kind") or "article", site=stored.get("site") or "", lexical_rank=lexical_rank,
+                   dense_rank=dense_rank)
 
     def close(self) -> None:
         self.searcher.close()
@@ -260,6 +265,12 @@ class Searcher:
     def profile(self) -> str:
         with self._lock:
             return self._refresh().profile.name
+
+    @property
+    def sites(self) -> list[str]:
+        """The sites the index holds (its wikis' names, and "server guide"), as built; [] when unknown."""
+        with self._lock:
+            return list(self._refresh().generation.meta.sites)
 
     @property
     def page_count(self) -> int:

@@ -8,11 +8,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+# The server guide's tie-break: a guide page wins over a wiki page that matches up to 1.3 times better
+# (its fused score counts 1.3 times). Measured with Blockhaven's guide beside the sample wiki
+# (bench/bench_guide.py): with no prior the best wiki page outscores the right guide page on 3 of 22
+# guide questions, by at most 1.24 times; the first wiki questions (of 181) to fall to a guide page need
+# 1.14 and 1.15 (two weak matches: the words "how many" and "set", "blocks"), the next 1.42. 1.3 sits in
+# the middle of 1.24-1.42: all 22 guide questions and 179 of the 181 wiki questions keep their site.
+SERVER_GUIDE_PRIOR = 1.3
+
+
 def _default_kind_prior() -> dict[str, float]:
     # A page that is not a current article about Minecraft itself ranks as if its fused score were
     # this share of what it is, unless the question asks for that kind (priors.asked_kinds).
+    # The server's own guide (kind "server") counts for more than a wiki page: when a guide page and a
+    # wiki page match a question about equally, the guide wins (docs/retrieval.md, bench/bench_guide.py).
     return {"article": 1.0, "tutorial": 0.35, "joke": 0.2, "removed": 0.3, "spinoff": 0.2, "version": 0.3,
-            "disambiguation": 0.2}
+            "disambiguation": 0.2, "server": SERVER_GUIDE_PRIOR}
 
 
 @dataclass(frozen=True)

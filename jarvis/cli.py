@@ -65,6 +65,22 @@ def _non_negative(text: str) -> int:
     return _whole_number(text, 0, "0 or more")
 
 
+class _CorpusAction(argparse.Action):
+    """--corpus FILE, repeatable: each one a [file, site] pair; --site NAME names the corpus given before it."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        corpora = list(getattr(namespace, "corpora", None) or [])
+        if option_string == "--corpus":
+            corpora.append([value, ""])
+        elif not corpora:
+            parser.error("--site names the wiki of the --corpus given before it: give --corpus FILE first")
+        elif corpora[-1][1]:
+            parser.error(f"--site given twice for --corpus {corpora[-1][0]}")
+        else:
+            corpora[-1][1] = value
+        namespace.corpora = corpora
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a bad flag in one line instead of usage + error."""
 
@@ -87,6 +103,16 @@ def _index_dir(args: argparse.Namespace, config: Config) -> Path:
         return Path(args.index)
     return ensure_index(config.bundled_corpus, config.default_index_dir, profile=config.index_profile,
                         progress=not args.quiet)
+
+
+def _log_settings(args: argparse.Namespace, config: Config) -> Config:
+    """Config with the question-log flags shared by ask and serve applied."""
+    log = config.log
+    if args.no_log:
+        log = replace(log, enabled=False)
+    if getattr(args, "log_player_names", False):
+        log = replace(log, player_names=True)
+    return replace(config, log=log)
 
 
 def _reader_settings(args: argparse.Namespace, config: Config):
@@ -119,12 +145,14 @@ def cmd_crawl(args: argparse.Namespace, config: Config) -> int:
     if args.no_api:
         settings = replace(settings, use_api=False)
     report = crawl(args.start, Path(args.out), settings, max_pages=args.max_pages, resume=args.resume,
-                   progress=not args.quiet, update=args.update)
+                   progress=not args.quiet, update=args.update, site=args.site or "")
     print(report.summary())
     if args.index:
-        from index import build_index
+        from index import build_index, sources_with
 
-        stats = build_index(Path(args.out), Path(args.index), progress=not args.quiet)  # incremental by fingerprint
+        # An index of several sources (other wikis, the guide) is rebuilt from all of them.
+        sources = sources_with(Path(args.index), Path(args.out))
+        stats = build_index(sources, Path(args.index), progress=not args.quiet)  # incremental by fingerprint
         print(stats.summary())
     elif args.update:
         print(f"to bring an index up to date (only the changed pages): jarvis index --corpus {args.out} --index DIR")
@@ -132,12 +160,22 @@ def cmd_crawl(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_index(args: argparse.Namespace, config: Config) -> int:
-    from index import build_index
+    from index import CorpusSource, GuideSource, SiteClashError, build_index
     from index.glossary import Glossary
 
+    corpora = getattr(args, "corpora", None) or []
+    if not corpora and not args.docs:
+        raise JarvisError("give a corpus (--corpus FILE) or a guide directory (--docs DIR) to index")
+    sources = [CorpusSource(Path(path), site) for path, site in corpora]
+    if args.docs:
+        sources.append(GuideSource(Path(args.docs)))
     glossary = Glossary.load(args.glossary) if args.glossary else (Glossary() if args.no_glossary else None)
-    stats = build_index(Path(args.corpus), Path(args.index), profile=args.profile, procs=args.procs,
-                        progress=not args.quiet, glossary=glossary)
+    try:
+        stats = build_index(sources, Path(args.index), profile=args.profile, procs=args.procs,
+                            progress=not args.quiet, glossary=glossary)
+    except SiteClashError as exc:
+        where = f" (--site NAME after --corpus {exc.path})" if exc.path else ""
+        raise JarvisError(f"{first_line(exc)}{where}") from exc
     print(stats.summary())
     return 0
 
@@ -148,12 +186,14 @@ def cmd_search(args: argparse.Namespace, config: Config) -> int:
     with Searcher(_index_dir(args, config)) as searcher:
         hits = searcher.search(args.query, k=args.k)
     if args.json:
-        _emit_json([{"title": h.title, "score": round(h.score, 4), "url": h.url} for h in hits])
+        _emit_json([{"title": h.title, "score": round(h.score, 4), "url": h.url, "site": h.site} for h in hits])
     elif not hits:
         print("no pages matched")
     else:
+        several = len(searcher.sites) > 1
         for rank, hit in enumerate(hits, 1):
-            print(f"{rank}. {hit.title}  ({hit.score:.2f})")
+            site = f", {hit.site}" if several and hit.site else ""
+            print(f"{rank}. {hit.title}{site}  ({hit.score:.2f})")
     return 0
 
 
@@ -163,12 +203,21 @@ def cmd_ask(args: argparse.Namespace, config: Config) -> int:
     question = check_question(args.question)  # fail fast, before loading anything heavy
     reader = replace(_reader_settings(args, config), sequential=args.sequential or config.reader.sequential)
     config = replace(config, reader=reader, top_k=args.k)
+    from jarvis.questionlog import open_question_log
+
+    config = _log_settings(args, config)
     with Jarvis.from_config(config, _index_dir(args, config)) as jarvis:
         answer = jarvis.ask(question)
     if args.json:
         _emit_json(answer.to_json())
     else:
         print(answer.describe())
+    try:
+        question_log = open_question_log(config)
+        if question_log is not None:
+            question_log.record(question, answer, latency=answer.seconds, origin="ask")
+    except OSError as exc:   # the answer was given; a log that cannot be written is no reason to fail
+        log.warning("question not logged: %s", exc)
     return 0
 
 
@@ -179,9 +228,33 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
     bridge = replace(config.bridge, mc_host=args.mc_host, mc_port=args.mc_port,
                      connect_attempts=args.connect_attempts, dialect=args.mc_dialect)
     check_server(bridge)  # fail fast, before loading anything heavy
-    config = replace(config, bridge=bridge, reader=_reader_settings(args, config))
+    from jarvis.questionlog import open_question_log
+
+    config = _log_settings(args, replace(config, bridge=bridge, reader=_reader_settings(args, config)))
+    question_log = open_question_log(config)
     with Jarvis.from_config(config, _index_dir(args, config)) as jarvis:
-        return serve(bridge, jarvis, max_questions=args.max_questions)
+        return serve(bridge, jarvis, max_questions=args.max_questions, question_log=question_log)
+
+
+def cmd_report(args: argparse.Namespace, config: Config) -> int:
+    from datetime import datetime, timezone
+
+    from jarvis.questionlog import build_report, parse_since, read_log
+
+    now = datetime.now(timezone.utc)
+    since = parse_since(args.since, now)
+    contents = read_log(Path(args.log) if args.log else config.question_log_path, config.log.backups)
+    if contents.corrupt:
+        log.warning("skipped %d corrupt line(s) of the question log", contents.corrupt)
+    report = build_report(contents, since, now)
+    paths = report.write_all(Path(args.out)) if args.out else []
+    if args.json:
+        _emit_json(report.to_json())
+    else:
+        print(report.markdown(chart_name="chart.png" if paths else None))
+        if paths:
+            print(f"wrote {', '.join(str(p) for p in paths)}")
+    return 0
 
 
 def cmd_eval(args: argparse.Namespace, config: Config) -> int:
@@ -303,12 +376,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-api", action="store_true", help="follow links even where the wiki has an API")
     p.add_argument("--user-agent", default=None, help="override the crawler's User-Agent")
     p.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt (only for your own sites)")
+    p.add_argument("--site", metavar="NAME", default=None,
+                   help="the wiki's name, recorded on every page (default: as the wiki states it)")
     p.add_argument("--tables", choices=list(TABLE_MODES), default=Config().crawl.tables,
                    help="content tables: drop them, make each row a sentence (\"Header: cell; ...\"), or a text "
                         "led by the row's subject (\"Raw Beef — Roll Chance: 100%%; ...\") (default: %(default)s)")
 
-    p = sub("index", cmd_index, "build (or rebuild, atomically) a search index from a corpus")
-    p.add_argument("--corpus", required=True, metavar="FILE", help="corpus JSONL")
+    p = sub("index", cmd_index, "build (or rebuild, atomically) a search index from corpora and a server guide")
+    p.add_argument("--corpus", action=_CorpusAction, metavar="FILE", dest="corpora",
+                   help="corpus JSONL of a wiki (repeatable: several wikis in one index)")
+    p.add_argument("--site", action=_CorpusAction, metavar="NAME", dest="corpora",
+                   help="the name of the wiki of the --corpus just before it (default: the name its crawl "
+                        "recorded); two wikis of one index need different names")
+    p.add_argument("--docs", metavar="DIR", default=None,
+                   help="your server's own guide: every Markdown file under DIR becomes a page (site "
+                        "\"server guide\"), preferred to the wiki when both answer about equally")
     p.add_argument("--index", required=True, metavar="DIR", help="index directory")
     p.add_argument("--profile", choices=["tuned", "baseline"], default="tuned",
                    help="tuned: BM25F over title+aliases+content; baseline: the original's content-only BM25")
@@ -323,25 +405,43 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query", metavar="QUERY")
     p.add_argument("--index", metavar="DIR", help="index directory (default: the bundled corpus's)")
     p.add_argument("-k", type=_positive, default=Config().top_k, metavar="N", help="number of pages (default: %(default)s)")
-    p.add_argument("--json", action="store_true", help='print [{"title": ..., "score": ...}]')
+    p.add_argument("--json", action="store_true", help='print [{"title": ..., "score": ..., "url": ..., "site": ...}]')
 
     p = sub("ask", cmd_ask, "answer one question", reader_opts)
     p.add_argument("question", metavar="QUESTION")
     p.add_argument("--index", metavar="DIR", help="index directory (default: the bundled corpus's)")
     p.add_argument("--sequential", action="store_true", help="read one paragraph per forward pass (the original's way)")
     p.add_argument("-k", type=_positive, default=Config().top_k, metavar="N", help="pages to read (default: %(default)s)")
-    p.add_argument("--json", action="store_true", help='print {"answer", "score", "title", "reader", "seconds"}')
+    p.add_argument("--json", action="store_true",
+                   help='print {"answer", "score", "title", "reader", "seconds", "site", ...}')
+    p.add_argument("--no-log", action="store_true", help="do not add the question to the question log")
 
     p = sub("serve", cmd_serve, "run the in-game chat bridge (Minecraft Pi / RaspberryJuice API)", reader_opts)
     p.add_argument("--mc-host", default=Config().bridge.mc_host, metavar="H", help="server host (default: %(default)s)")
     p.add_argument("--mc-port", type=_port, default=Config().bridge.mc_port, metavar="P", help="API port (default: %(default)s)")
     p.add_argument("--index", metavar="DIR", help="index directory (default: the bundled corpus's)")
     p.add_argument("--max-questions", type=_positive, default=None, metavar="N", help="stop after answering N questions")
+    p.add_argument("--no-log", action="store_true",
+                   help="keep no question log (default: $JARVIS_HOME/log/questions.jsonl, players as salted hashes)")
+    p.add_argument("--log-player-names", action="store_true",
+                   help="log player names as typed instead of salted hashes (personal data: tell your players)")
     p.add_argument("--connect-attempts", type=int, default=Config().bridge.connect_attempts, metavar="N",
                    help="tries to reach the server at start-up, 0 = forever (default: %(default)s)")
     p.add_argument("--mc-dialect", choices=("auto", "upstream", "fork"), default=Config().bridge.dialect,
                    help="the server plugin: upstream RaspberryJuice (Spigot/Bukkit up to 1.12), its fork for "
                         "current Paper (RaspberryJuiceReload), or learned from its replies (default: %(default)s)")
+
+    p = sub("report", cmd_report, "summarise the question log: questions answered, unsure and unknown, latency, "
+                                  "the questions left unanswered or marked wrong, the most-read pages")
+    p.add_argument("--since", default="7d", metavar="SPAN",
+                   help="the questions of the last 7d, 24h, 30m, 2w, since a date (2026-11-01), or all "
+                        "(default: %(default)s)")
+    p.add_argument("--json", action="store_true",
+                   help='print JSON: {"questions", "answered", "unsure", "unknown", "unanswered": '
+                        '[{"question", "count"}], "marked_wrong", "latency", "pages", "per_day", ...}')
+    p.add_argument("--out", metavar="DIR", default=None, help="also write report.md, chart.png and report.json here")
+    p.add_argument("--log", metavar="FILE", default=None,
+                   help="the question log (default: $JARVIS_HOME/log/questions.jsonl)")
 
     p = sub("eval", cmd_eval, "run the IR, QA and full-system evaluations")
     p.add_argument("--questions", metavar="FILE", help="question file (default: eval/questions.txt)")

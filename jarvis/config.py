@@ -150,6 +150,20 @@ class BridgeSettings:
 
 
 @dataclass(frozen=True)
+class LogSettings:
+    """The question log (jarvis/questionlog/): what `jarvis serve` and `jarvis ask` were asked and answered."""
+
+    enabled: bool = True                # off: nothing is logged (`--no-log`)
+    path: str = ""                      # "": $JARVIS_HOME/log/questions.jsonl
+    max_bytes: int = 10_000_000         # the file is rotated before it grows past this
+    backups: int = 5                    # rotated files kept: questions.jsonl.1 (newest) .. .5
+    # Player names are personal data: by default the log keeps a salted hash (jarvis/privacy.py);
+    # True keeps the names as typed, for an admin who has a reason to and says so to the players.
+    player_names: bool = False
+    feedback_window: float = 60.0       # seconds after an answer in which "jarvis, wrong" / "jarvis thanks" mark it
+
+
+@dataclass(frozen=True)
 class Config:
     home: Path = field(default_factory=_default_home)
     top_k: int = 3
@@ -158,6 +172,7 @@ class Config:
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     reader: ReaderSettings = field(default_factory=ReaderSettings)
     bridge: BridgeSettings = field(default_factory=BridgeSettings)
+    log: LogSettings = field(default_factory=LogSettings)
     bundled_corpus: Path = BUNDLED_CORPUS
     questions: Path = DEFAULT_QUESTIONS
     realbed_pages: Path = REALBED_PAGES          # the real-wiki test bed (../shared/realwiki)
@@ -167,6 +182,11 @@ class Config:
     def default_index_dir(self) -> Path:
         """Index of the bundled corpus, built on first use."""
         return self.home / "index"
+
+    @property
+    def question_log_path(self) -> Path:
+        """The question log: LogSettings.path, else $JARVIS_HOME/log/questions.jsonl."""
+        return Path(self.log.path).expanduser() if self.log.path else self.home / "log" / "questions.jsonl"
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Config":

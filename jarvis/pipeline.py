@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol, Sequence
 
+from crawler.guide import GUIDE_KIND, GUIDE_SITE
 from jarvis.config import Config, ReaderSettings
 from jarvis.confidence import ConfidenceModel, answer_signals, load_confidence_model, retrieval_signals
 from jarvis.errors import JarvisError
@@ -83,12 +84,22 @@ class Answer:
     sentence: str = ""      # the sentence the span was read in ("" when none)
     confidence: float = 0.0  # the estimated probability that ``text`` is right
     abstained: bool = True   # not stated as fact: below the answer threshold, or no span at all
+    site: str = ""                # the page's wiki, or "server guide"; "" when no page matched
+    several_sites: bool = False   # the index holds more than one site: replies name the page's site
     # What the confidence was computed from (jarvis/confidence): for `jarvis calibrate` and for debugging.
     signals: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def found(self) -> bool:
         return bool(self.text)
+
+    @property
+    def source(self) -> str:
+        """The source as a reply names it: the page, and its site when the index holds several
+        ("Cow, Minecraft Wiki"; "Land claims, server guide"); "" when no page matched."""
+        if not self.title:
+            return ""
+        return f"{self.title}, {self.site}" if self.several_sites and self.site else self.title
 
     @property
     def reply(self) -> str:
@@ -99,7 +110,7 @@ class Answer:
         return {"answer": self.text, "score": round(self.score, 4), "title": self.title, "reader": self.reader,
                 "seconds": round(self.seconds, 3), "found": self.found, "url": self.url,
                 "pages": list(self.pages), "cached": self.cached, "confidence": round(self.confidence, 4),
-                "abstained": self.abstained, "reply": self.reply, "sentence": self.sentence}
+                "abstained": self.abstained, "reply": self.reply, "sentence": self.sentence, "site": self.site}
 
     def describe(self) -> str:
         lines = [self.reply]
@@ -107,7 +118,7 @@ class Answer:
             lines.append(f"  answer: {self.text}" + (" (not stated: below the answer threshold)" if self.abstained
                                                       else ""))
         if self.title:
-            lines.append(f"  page: {self.title}" + (f" ({self.url})" if self.url else ""))
+            lines.append(f"  page: {self.source}" + (f" ({self.url})" if self.url else ""))
         else:
             read = ", ".join(self.pages) if self.pages else "no page matched"
             lines.append(f"  pages read: {read}")
@@ -213,10 +224,21 @@ class Jarvis:
             if cached is not None:
                 self.stats.cache_hits += 1
                 return replace(cached, question=question, seconds=time.perf_counter() - began, cached=True)
-            hits = self.searcher.search(question, k=self.top_k)
+            hits = self._hits(question)
             answer = self._read(question, hits, began)
             self._cache.put(key, answer)
             return answer
+
+    def _hits(self, question: str) -> list:
+        """The top pages to read. With the server's guide in the index, only pages of the side that
+        ranked first are read: the guide's when a guide page won the search (its prior makes it win
+        ties, index/settings.py), the wiki's otherwise, so that a reader's own preferences (the page
+        named in the question: "diamonds" -> Diamond) cannot undo that choice."""
+        if GUIDE_SITE not in (getattr(self.searcher, "sites", ()) or ()):
+            return self.searcher.search(question, k=self.top_k)
+        hits = self.searcher.search(question, k=2 * self.top_k)
+        guide_won = bool(hits) and hits[0].kind == GUIDE_KIND
+        return [hit for hit in hits if (hit.kind == GUIDE_KIND) == guide_won][:self.top_k]
 
     def read_pages(self, question: str, pages: Sequence[Page]) -> Answer:
         """Answer from the given pages, best first (no retrieval, no cache): the eval's QA mode."""
@@ -230,24 +252,27 @@ class Jarvis:
         """Every paragraph of the pages, best page first, with what the reader needs to know of it."""
         return [Passage(page.title, text, rank, index, getattr(page, "url", ""),
                         section=tuple(_section_of(page, index)), page_score=float(getattr(page, "score", 0.0)),
-                        page_kind=getattr(page, "kind", "article"))
+                        page_kind=getattr(page, "kind", "article"), site=getattr(page, "site", ""))
                 for rank, page in enumerate(pages) for index, text in enumerate(page.paragraphs)]
 
     def _read(self, question: str, pages: Sequence[Page], began: float) -> Answer:
         self.stats.reads += 1
         titles = tuple(page.title for page in pages)
+        several = len(getattr(self.searcher, "sites", ()) or ()) > 1
         judged = self.judge(question, pages)
         if judged is None:
             # No answer to state; the best page is still worth pointing to (none when nothing matched).
             log.info("no answer to %r in %s", question, titles)
             top = pages[0] if pages else None
             return Answer(question, "", 0.0, top.title if top else "", self.reader.name,
-                          time.perf_counter() - began, url=getattr(top, "url", "") if top else "", pages=titles)
+                          time.perf_counter() - began, url=getattr(top, "url", "") if top else "", pages=titles,
+                          site=getattr(top, "site", "") if top else "", several_sites=several)
         span = judged.span
         return Answer(question, span.text, span.score, span.passage.title, self.reader.name,
                       time.perf_counter() - began, url=span.passage.url, pages=titles,
                       sentence=sentence_around(span), confidence=judged.confidence,
-                      abstained=judged.confidence < self.settings.answer_threshold, signals=judged.signals)
+                      abstained=judged.confidence < self.settings.answer_threshold, site=span.passage.site,
+                      several_sites=several, signals=judged.signals)
 
     def judge(self, question: str, pages: Sequence[Page]) -> Judged | None:
         """The reader's answer in the pages with its confidence and the signals it was computed from (what

@@ -33,6 +33,8 @@ class Replyable(Protocol):
     title: str          # its page ("" when no page)
     url: str
     abstained: bool     # not sure: point to the page, never state the answer as fact
+    site: str           # the page's wiki or "server guide", named when the index holds several
+    several_sites: bool
 
 
 def compose_reply(answer: Replyable, budget: int = REPLY_BUDGET) -> str:
@@ -40,16 +42,18 @@ def compose_reply(answer: Replyable, budget: int = REPLY_BUDGET) -> str:
     text, sentence, title = _clean(answer.text), _clean(answer.sentence), _shorten(_clean(answer.title), MAX_TITLE)
     if not title:
         return DONT_KNOW
+    site = _clean(getattr(answer, "site", "")) if getattr(answer, "several_sites", False) else ""
     if answer.abstained or not text:
         url = _clean(answer.url)
         tail = f" {url}" if url and len(url) <= budget // 3 else ""
         quote = sentence or text
-        head = f"{NOT_SURE} — the {title} page says: "
+        page = f"the {title} page" + (f" ({site})" if site else "")
+        head = f"{NOT_SURE} — {page} says: "
         room = budget - len(head) - len(tail) - 2
         if quote and room >= MIN_QUOTE:
             return f'{head}"{_cut_around(quote, text, room)}"{tail}'
-        return _shorten(f"{NOT_SURE} — see the {title} page{tail or '.'}", budget)
-    source = f" (source: {title})"
+        return _shorten(f"{NOT_SURE} — see {page}{tail or '.'}", budget)
+    source = f" (source: {title}, {site})" if site else f" (source: {title})"
     if sentence and not _says_only(sentence, text):
         room = budget - len(text) - len(DASH) - len(source) - 2
         if room >= MIN_QUOTE:

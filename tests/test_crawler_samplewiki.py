@@ -41,6 +41,7 @@ def test_crawl_of_the_sample_wiki_equals_the_bundled_corpus(crawled, bundled_cor
         assert got.paragraphs == page.paragraphs, title
         assert got.sections == page.sections, title
         assert (got.kind, got.categories) == (page.kind, page.categories), title
+        assert got.site == page.site == "Minecraft Wiki", title   # siteinfo's sitename, recorded on every page
         assert got.sha1 == page.sha1, title
         assert urlsplit(got.url).path == urlsplit(page.url).path, title
 

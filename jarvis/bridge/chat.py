@@ -24,6 +24,9 @@ MAX_ECHO_CHARS = 60
 HELP = 'ask me about Minecraft, e.g. "jarvis, what do cows drop?"'
 
 _ADDRESSED = re.compile(r"\s*jarvis(?:$|[\s,:])[\s,:]*(.*)", re.IGNORECASE | re.DOTALL)
+# "jarvis, wrong" / "jarvis thanks" right after an answer mark it in the question log.
+_FEEDBACK = {"wrong": re.compile(r"(that'?s |that is |no,? )?(wrong|incorrect)", re.IGNORECASE),
+             "thanks": re.compile(r"(thanks?( you)?|thx|ty)", re.IGNORECASE)}
 
 
 class AnswerLike(Protocol):
@@ -41,6 +44,15 @@ def addressed_question(message: str) -> str | None:
     """The question in a message addressed to Jarvis ("" when empty); None when not addressed."""
     match = _ADDRESSED.match(message)
     return match.group(1).strip() if match else None
+
+
+def feedback_kind(question: str) -> str | None:
+    """'wrong' or 'thanks' when a message to Jarvis is feedback on its last answer, else None."""
+    text = question.strip().rstrip("!.").strip()
+    for kind, pattern in _FEEDBACK.items():
+        if pattern.fullmatch(text):
+            return kind
+    return None
 
 
 def reply_lines(text: str, *, player: str | None = None, source: str | None = None,

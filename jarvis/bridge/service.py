@@ -39,7 +39,7 @@ from typing import Callable, Iterator
 from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
-from jarvis.bridge.chat import HELP, AnswerLike, addressed_question, answer_lines, echo, reply_lines
+from jarvis.bridge.chat import HELP, AnswerLike, addressed_question, answer_lines, echo, feedback_kind, reply_lines
 from mcpi.connection import RequestError
 
 from jarvis.bridge.connection import AUTO, BridgeError, ChatClient, ConnectionLost, WireStats
@@ -97,7 +97,7 @@ class Bridge:
     """The chat bridge. ``run()`` serves in the calling thread until ``stop()`` (or max_questions)."""
 
     def __init__(self, settings: BridgeSettings, answer: Answerer, *, connect: Connector | None = None,
-                 max_questions: int | None = None) -> None:
+                 max_questions: int | None = None, question_log=None) -> None:
         if settings.dialect not in (AUTO, *DIALECTS):
             raise BridgeError(f"unknown API dialect {settings.dialect!r} (choose from auto, {', '.join(DIALECTS)})")
         self.settings = settings
@@ -120,6 +120,11 @@ class Bridge:
         self._lost_at = 0.0
         self._worker: threading.Thread | None = None
         self._answering = False               # the worker is inside answer() (read at shutdown)
+        # The question log (jarvis.questionlog.QuestionLog, None: off), and each player's last logged
+        # answer (entry id, when) for "jarvis, wrong" / "jarvis thanks"; written by the worker.
+        self._log = question_log
+        self._last_logged: dict[int, tuple[str, float]] = {}
+        self._last_logged_lock = threading.Lock()
 
     # ------------------------------------------------------------------ control
 
@@ -234,6 +239,8 @@ class Bridge:
         if text is None:
             return
         question = Question(post.entity_id, self._player_name(post.entity_id), text, now)
+        if self._log is not None and self._on_feedback(question):
+            return
         self.stats.questions += 1
         last = self._last_accepted.get(post.entity_id)
         if last is not None and now - last < self.settings.per_player_rate:
@@ -255,6 +262,25 @@ class Bridge:
         self.stats.max_waiting = max(self.stats.max_waiting, self._questions.qsize())
         _log_event("question", player=question.player, player_id=question.player_id, question=text,
                    waiting=self._questions.qsize())
+
+    def _on_feedback(self, question: Question) -> bool:
+        """Mark the player's last answer in the log when the message is feedback on it; True if it was."""
+        kind = feedback_kind(question.text)
+        if kind is None:
+            return False
+        with self._last_logged_lock:
+            entry_id, answered_at = self._last_logged.pop(question.player_id, ("", 0.0))
+        if entry_id and question.seen_at - answered_at <= self._log.settings.feedback_window:
+            self._log.mark(entry_id, kind, player=question.player)
+            _log_event("feedback", player=question.player, player_id=question.player_id, feedback=kind)
+            if kind == "wrong":
+                self._send_later([OutLine(line) for line in reply_lines(
+                    "noted, the admin will see it. Thanks!", player=question.player, max_line=self.settings.max_line)])
+        elif kind == "wrong":
+            self._send_later([OutLine(line) for line in reply_lines(
+                "no answer of mine in the last minute to mark", player=question.player,
+                max_line=self.settings.max_line)])
+        return True
 
     def _refusal_notice(self, entries: list[tuple[Question, str]]) -> str:
         """One notice per player and poll, however many questions it turns away."""
@@ -358,14 +384,27 @@ class Bridge:
             else:
                 log.exception("answering %r failed", question.text)
                 message = "sorry, something went wrong answering that"
+            self._log_answer(question, None, message)
             return reply_lines(message, player=question.player, max_line=settings.max_line,
                                max_lines=settings.max_reply_lines)
+        self._log_answer(question, answer)
         _log_event("answered", player=question.player, question=question.text, found=bool(answer.found),
                    answer=answer.text, title=answer.title, reader=getattr(answer, "reader", None),
                    answer_ms=round((time.monotonic() - began) * 1000),
                    waited_ms=round((began - question.seen_at) * 1000))
         return answer_lines(answer, player=question.player, max_line=settings.max_line,
                             max_lines=settings.max_reply_lines)
+
+    def _log_answer(self, question: Question, answer, error: str = "") -> None:
+        if self._log is None:
+            return
+        entry_id = self._log.record(question.text, answer, player=question.player, origin="serve", error=error,
+                                    latency=time.monotonic() - question.seen_at)
+        if answer is not None:
+            with self._last_logged_lock:
+                if len(self._last_logged) >= MAX_TRACKED_PLAYERS:
+                    self._last_logged.clear()
+                self._last_logged[question.player_id] = (entry_id, time.monotonic())
 
     # ------------------------------------------------------------------ shutting down
 
@@ -455,10 +494,11 @@ def _stop_on_signals(bridge: Bridge) -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def serve(settings: BridgeSettings, jarvis, max_questions: int | None = None) -> int:
-    """Run the chat bridge for ``jarvis`` (a jarvis.pipeline.Jarvis, or any question -> answer callable)."""
+def serve(settings: BridgeSettings, jarvis, max_questions: int | None = None, question_log=None) -> int:
+    """Run the chat bridge for ``jarvis`` (a jarvis.pipeline.Jarvis, or any question -> answer callable);
+    every question and its answer go to ``question_log`` (a jarvis.questionlog.QuestionLog) if given."""
     answer = getattr(jarvis, "ask", jarvis)
-    bridge = Bridge(settings, answer, max_questions=max_questions)
+    bridge = Bridge(settings, answer, max_questions=max_questions, question_log=question_log)
     with _stop_on_signals(bridge):
         bridge.run()
     return 0

@@ -32,6 +32,7 @@ class Passage:
     section: tuple[str, ...] = ()   # heading path of the paragraph in its page; () for the lead
     page_score: float = 0.0         # the retriever's score of the page (its own scale)
     page_kind: str = "article"      # the page's kind as the corpus labels it
+    site: str = ""                  # the page's wiki, or "server guide"
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from jarvis.config import BUNDLED_CORPUS
 from wikis.samplewiki.server import DEFAULT_PORT
 from wikis.samplewiki.site import SampleWiki
 from wikis.samplewiki.source import Block, Heading, ListBlock, Paragraph, Table, collapse_whitespace, plain_text
-from wikis.samplewiki.titles import SPINOFF_NAMESPACES, namespace_number, split_namespace, url_path
+from wikis.samplewiki.titles import SITE_NAME, SPINOFF_NAMESPACES, namespace_number, split_namespace, url_path
 
 DEFAULT_BASE_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
 
@@ -45,7 +45,7 @@ def _page(title: str, base_url: str, blocks: list[Block], tables: str, aliases: 
     lead = next((text for text, path in zip(paragraphs, sections) if not path), "")
     kind = classify_page(title, namespace=namespace_number(title), categories=categories, lead=lead, hatnotes=hatnotes)
     return Page(title=title, url=base_url + url_path(title), paragraphs=paragraphs, aliases=aliases,
-                sections=sections, kind=kind, categories=categories)
+                sections=sections, kind=kind, categories=categories, site=SITE_NAME)
 
 
 def block_sections(blocks: list[Block], tables: str = CrawlSettings.tables) -> tuple[list[str], list[list[str]]]:

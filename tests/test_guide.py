@@ -1,0 +1,184 @@
+"""The server's own guide beside the wiki: Markdown pages, answered from the guide when the question is
+about the server, from the wiki when it is about the game; the sample-wiki eval unchanged beside it."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from crawler.guide import GUIDE_SITE, GuideError, read_guide
+from eval.questions import load_questions
+from index import CorpusSource, GuideSource, Searcher, build_index
+from jarvis.config import Config, ReaderSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+GUIDE = ROOT / "wikis" / "serverguide" / "pages"
+GUIDE_QUESTIONS = ROOT / "eval" / "dev" / "server_guide.txt"
+
+
+def run_jarvis(*args: str, home: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "jarvis", *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "JARVIS_HOME": str(home)})
+
+
+@pytest.fixture(scope="module")
+def guide_index(tmp_path_factory, bundled_corpus) -> Path:
+    """The bundled sample wiki with Blockhaven's guide beside it."""
+    index_dir = tmp_path_factory.mktemp("guide-index")
+    build_index([CorpusSource(bundled_corpus), GuideSource(GUIDE)], index_dir, progress=False)
+    return index_dir
+
+
+@pytest.fixture(scope="module")
+def offline_config(tmp_path_factory) -> Config:
+    """The offline reader `jarvis ask` falls back to here (no QA weights), answer cache off."""
+    return Config(home=tmp_path_factory.mktemp("home"), reader=ReaderSettings(model="", cache_size=0))
+
+
+# --------------------------------------------------------------------------- reading Markdown
+
+
+def test_a_markdown_file_becomes_a_page_with_title_sections_aliases_and_table_rows(tmp_path):
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "guide" / "warps.md").write_text(
+        "---\naliases: [Teleports, warp list]\n---\n# Warps\n\nWarps take you *anywhere* on the "
+        "[map](http://x).\n\n## Public warps\n\n- /warp market: the shop\n- /warp arena: PvP\n\n"
+        "### Costs\n\n| Warp | Cost |\n|---|---|\n| market | free |\n| arena | 5 coins |\n\n"
+        "## Commands\n\n```\n/warps   lists them\n```\n", encoding="utf-8")
+    (tmp_path / "guide" / "spawn_area.markdown").write_text("The spawn is safe.\n", encoding="utf-8")
+    (tmp_path / "guide" / "notes.txt").write_text("not Markdown", encoding="utf-8")
+    pages = {page.title: page for page in read_guide(tmp_path / "guide")}
+    assert sorted(pages) == ["Spawn area", "Warps"]           # the H1, else the file name
+    warps = pages["Warps"]
+    assert (warps.kind, warps.site, warps.url) == ("server", GUIDE_SITE, "warps.md")
+    assert warps.aliases == ["Teleports", "warp list"]
+    assert list(zip(warps.paragraphs, warps.sections)) == [
+        ("Warps take you anywhere on the map.", []),
+        ("/warp market: the shop", ["Public warps"]),
+        ("/warp arena: PvP", ["Public warps"]),
+        ("market — Cost: free.", ["Public warps", "Costs"]),
+        ("arena — Cost: 5 coins.", ["Public warps", "Costs"]),
+        ("/warps lists them", ["Commands"]),
+    ]
+
+
+def test_the_test_guide_has_five_pages_of_kind_server():
+    pages = read_guide(GUIDE)
+    assert sorted(p.title for p in pages) == ["Events", "Homes", "Land claims", "Rules", "The shop"]
+    assert all(p.kind == "server" and p.site == GUIDE_SITE and p.paragraphs for p in pages)
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"# Rules\n\nNo griefing \xff\xfe here.\n", "not UTF-8"),
+    (b"---\naliases: [unclosed\n---\n# Rules\n\nText.\n", "front matter is not valid YAML"),
+    (b"---\n- a list\n---\n# Rules\n\nText.\n", "front matter must be"),
+])
+def test_a_bad_guide_file_is_a_one_line_error_and_the_index_is_untouched(tmp_path, bundled_corpus, guide_index,
+                                                                        content, message):
+    guide = tmp_path / "guide"
+    shutil.copytree(GUIDE, guide)
+    index_dir = tmp_path / "index"
+    shutil.copytree(guide_index, index_dir)
+    live = (index_dir / "CURRENT").read_text()
+    (guide / "rules.md").write_bytes(content)
+    result = run_jarvis("index", "--corpus", str(bundled_corpus), "--docs", str(guide), "--index", str(index_dir),
+                        home=tmp_path / "home")
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("jarvis index: error:") and message in lines[0], result.stderr
+    assert "rules.md" in lines[0]
+    assert (index_dir / "CURRENT").read_text() == live         # nothing lost: the old index still serves
+    with Searcher(index_dir) as searcher:
+        assert searcher.search("is x-ray allowed", k=1)[0].title == "Rules"
+
+
+def test_two_guide_pages_with_one_title_are_an_error(tmp_path):
+    (tmp_path / "a.md").write_text("# Homes\n\nOne.\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text("# Homes\n\nTwo.\n", encoding="utf-8")
+    with pytest.raises(GuideError, match="also the title of a.md"):
+        read_guide(tmp_path)
+
+
+# --------------------------------------------------------------------------- the guide beside the wiki
+
+
+def test_every_guide_question_is_answered_from_its_guide_page(guide_index, offline_config):
+    from jarvis.pipeline import Jarvis
+
+    questions = load_questions(GUIDE_QUESTIONS)
+    assert len(questions) >= 20
+    with Jarvis.from_config(offline_config, guide_index) as jarvis:
+        answers = [(q, jarvis.ask(q.text)) for q in questions]
+    wrong = [(q.text, a.title, a.site) for q, a in answers
+             if not (a.found and a.title == q.expected_title and a.site == GUIDE_SITE)]
+    assert not wrong
+    homes = next(a for q, a in answers if q.expected_title == "Homes")
+    assert homes.source == "Homes, server guide"               # the reply names the guide page
+    assert homes.to_json()["site"] == GUIDE_SITE
+
+
+def test_the_sample_wiki_eval_is_unchanged_with_the_guide_beside_it(guide_index, bundled_index, offline_config,
+                                                                    bundled_corpus, tmp_path):
+    """Same figures and the same answer for each question: game questions are still answered from the wiki."""
+    from eval import EvalOptions, run_eval
+
+    results = {}
+    for name, index_dir in (("wiki", bundled_index), ("wiki+guide", guide_index)):
+        options = EvalOptions(questions=offline_config.questions, corpus=bundled_corpus, out_dir=tmp_path / name,
+                              index_dir=index_dir, models=[""], quick=True, progress=False)
+        results[name] = run_eval(options, offline_config).to_json()
+    alone, beside = results["wiki"], results["wiki+guide"]
+    assert alone["n"] == beside["n"] == 51
+    for key in ("ir_top3_accuracy", "qa_f1", "full_f1"):
+        assert beside[key] == alone[key], key
+    guide_titles = {p.title for p in read_guide(GUIDE)}
+    for config, rows in beside["per_question"].items():
+        before = {(r["line"], r["question"]): r for r in alone["per_question"][config]}
+        for row in rows:
+            assert row["answer_title"] not in guide_titles, row
+            if not config.startswith("ir:"):     # the search's top 3 may show a guide page; none is read
+                assert not set(row["retrieved"]) & guide_titles, row
+            old = before[(row["line"], row["question"])]
+            assert (row["answer"], row["answer_title"], row["f1"]) == (old["answer"], old["answer_title"], old["f1"])
+
+
+def test_an_edit_to_the_guide_is_indexed_incrementally(tmp_path, bundled_corpus):
+    guide = tmp_path / "guide"
+    shutil.copytree(GUIDE, guide)
+    sources = [CorpusSource(bundled_corpus), GuideSource(guide)]
+    index_dir = tmp_path / "index"
+    build_index(sources, index_dir, progress=False)
+    homes = guide / "homes.md"
+    homes.write_text(homes.read_text(encoding="utf-8").replace("| Patron | 10 homes |", "| Patron | 12 homes |"),
+                     encoding="utf-8")
+    (guide / "voting.md").write_text("# Voting\n\nVote for Blockhaven every day to earn 50 coins.\n", encoding="utf-8")
+    stats = build_index(sources, index_dir, progress=False)
+    assert stats.incremental and (stats.updated, stats.added, stats.deleted) == (1, 1, 0), stats.summary()
+    with Searcher(index_dir) as searcher:
+        hit = searcher.search("how many homes does a patron get", k=1)[0]
+        assert (hit.title, hit.site) == ("Homes", GUIDE_SITE) and any("12 homes" in p for p in hit.paragraphs)
+        assert searcher.search("how do i vote for the server", k=1)[0].title == "Voting"
+    (guide / "voting.md").unlink()
+    stats = build_index(sources, index_dir, progress=False)
+    assert stats.incremental and stats.deleted == 1
+
+
+def test_cli_indexes_a_guide_and_search_and_ask_name_the_site(tmp_path, bundled_corpus):
+    index_dir = tmp_path / "index"
+    home = tmp_path / "home"
+    result = run_jarvis("index", "--corpus", str(bundled_corpus), "--docs", str(GUIDE), "--index", str(index_dir),
+                        "-q", home=home)
+    assert result.returncode == 0, result.stderr
+    search = run_jarvis("search", "where is the shop", "--index", str(index_dir), "--json", home=home)
+    hits = json.loads(search.stdout)
+    assert hits[0]["title"] == "The shop" and hits[0]["site"] == GUIDE_SITE
+    ask = run_jarvis("ask", "what do cows drop?", "--index", str(index_dir), "--fallback", "--json", home=home)
+    answer = json.loads(ask.stdout)
+    assert (answer["title"], answer["site"]) == ("Cow", "Minecraft Wiki")
+    text = run_jarvis("ask", "when is the build contest", "--index", str(index_dir), "--fallback", home=home)
+    assert "source: Events, server guide (events.md)" in text.stdout, text.stdout
