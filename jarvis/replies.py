@@ -22,6 +22,7 @@ DONT_KNOW = "I don't know."
 ELLIPSIS = "…"
 DASH = " — "
 MIN_QUOTE = 40          # a sentence cut shorter than this says too little to quote
+UNTITLED = "untitled"
 MAX_TITLE = 80
 
 
@@ -40,8 +41,9 @@ class Replyable(Protocol):
 def compose_reply(answer: Replyable, budget: int = REPLY_BUDGET) -> str:
     """The reply text for ``answer`` in at most ``budget`` characters (see the module docstring)."""
     text, sentence, title = _clean(answer.text), _clean(answer.sentence), _shorten(_clean(answer.title), MAX_TITLE)
-    if not title:
+    if not answer.title:
         return DONT_KNOW
+    title = title or UNTITLED   # a title of nothing printable still names a page
     site = _clean(getattr(answer, "site", "")) if getattr(answer, "several_sites", False) else ""
     if answer.abstained or not text:
         url = _clean(answer.url)
