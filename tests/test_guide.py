@@ -181,4 +181,5 @@ def test_cli_indexes_a_guide_and_search_and_ask_name_the_site(tmp_path, bundled_
     answer = json.loads(ask.stdout)
     assert (answer["title"], answer["site"]) == ("Cow", "Minecraft Wiki")
     text = run_jarvis("ask", "when is the build contest", "--index", str(index_dir), "--fallback", home=home)
-    assert "source: Events, server guide (events.md)" in text.stdout, text.stdout
+    assert "page: Events, server guide (events.md)" in text.stdout, text.stdout      # the reply names it too
+    assert "Events, server guide" in text.stdout.splitlines()[0], text.stdout

@@ -66,25 +66,17 @@ def test_the_log_keeps_hashes_unless_names_are_asked_for(tmp_path):
     (line,) = lines_of(tmp_path / "a.jsonl")
     assert line["player"] == player_hash("Steve", salt)
     assert {"time", "question", "reply", "confidence", "abstained", "page", "site", "latency_s", "player"} <= set(line)
-    assert (line["page"], line["site"], line["found"], line["confidence"]) == ("Cow", "Minecraft Wiki", True, None)
+    assert (line["page"], line["site"], line["found"], line["confidence"]) == ("Cow", "Minecraft Wiki", True, 0.0)
     assert lines_of(tmp_path / "b.jsonl")[0]["player"] == "Steve"
 
 
-def test_confidence_and_abstained_are_logged_when_the_answer_has_them(tmp_path):
-    """The trust issue's fields, read where an Answer has them (a subclass stands for that Answer)."""
-    from dataclasses import dataclass
-
-    @dataclass(frozen=True)
-    class TrustedAnswer(Answer):
-        confidence: float = 0.0
-        abstained: bool = False
-        reply: str = ""
-
+def test_confidence_abstained_and_the_reply_are_logged(tmp_path):
     log = QuestionLog(tmp_path / "q.jsonl", LogSettings(player_names=True))
-    log.record("q", TrustedAnswer("q", "x", 1.0, "Cow", "t", 0.1, confidence=0.31, abstained=True,
-                                  reply="I'm not sure; see Cow"))
+    unsure = answer("q", "1-3 raw beef", confidence=0.31, abstained=True, url="http://wiki.test/w/Cow")
+    log.record("q", unsure)
     (line,) = lines_of(tmp_path / "q.jsonl")
-    assert (line["confidence"], line["abstained"], line["reply"]) == (0.31, True, "I'm not sure; see Cow")
+    assert (line["confidence"], line["abstained"], line["reply"]) == (0.31, True, unsure.reply)
+    assert line["reply"].startswith("not sure — ")
 
 
 # --------------------------------------------------------------------------- concurrent writers, rotation
