@@ -29,7 +29,7 @@ class QuestionResult:
     f1: float = 0.0
     em: float = 0.0
     seconds: float = 0.0
-    # The player's view (eval/players_view.py); QA and full only.
+    # The player's view (eval/players_view.py): filled for QA and full records, summarised for full systems.
     confidence: float = 0.0     # the estimated probability that the answer is right
     abstained: bool = True      # not stated as fact (Jarvis said it was not sure, or did not know)
     reply: str = ""             # what the chat showed
@@ -78,8 +78,9 @@ class ConfigResult:
         return statistics.quantiles(times, n=100, method="inclusive")[round(quantile * 100) - 1]
 
     def players_view(self) -> PlayersView | None:
-        """Right, wrong and unsure replies (QA and full configurations that ran)."""
-        if not self.ran or self.kind == IR or not self.questions:
+        """Right, wrong and unsure replies of a full-system configuration that ran (what players see; with
+        the page given, the confidence lacks its retrieval signals and says nothing a player would see)."""
+        if not self.ran or self.kind != FULL or not self.questions:
             return None
         return PlayersView.of(self.questions)
 
