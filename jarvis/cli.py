@@ -23,22 +23,24 @@ from jarvis.logs import setup_logging
 log = logging.getLogger(__name__)
 
 
+def _parsed(text: str, cast, what: str):
+    """``cast(text)``, or an argparse error naming what was expected."""
+    try:
+        return cast(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+
+
 def _port(text: str) -> int:
     """argparse type: a TCP port number (0 = pick a free one, where that makes sense)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    value = _parsed(text, int, "a port number")
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"port must be 0-65535, got {value}")
     return value
 
 
 def _whole_number(text: str, minimum: int, rule: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    value = _parsed(text, int, "a whole number")
     if value < minimum:
         raise argparse.ArgumentTypeError(f"must be {rule}, got {value}")
     return value
@@ -46,10 +48,7 @@ def _whole_number(text: str, minimum: int, rule: str) -> int:
 
 def _probability(text: str) -> float:
     """argparse type: a number in [0, 1]."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    value = _parsed(text, float, "a number")
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
     return value
