@@ -120,7 +120,7 @@ def main() -> int:
             serve = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      env={**os.environ, "JARVIS_HOME": str(Path(tmp) / "home"), "OMP_NUM_THREADS": "1"})
         try:
-            if not server.wait_for(lambda: "events.chat.posts" in server.commands, timeout=600):
+            if not server.wait_for(lambda: server.polled_on(2), timeout=600):
                 print("bench_soak: jarvis serve never polled:\n" + log_path.read_text()[-2000:], file=sys.stderr)
                 return 1
             tally, samples, faults = run_soak(server, serve, players, pool, rng, args, duration)

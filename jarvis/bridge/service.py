@@ -42,7 +42,7 @@ from urllib3.util.retry import Retry
 from jarvis.bridge.chat import HELP, AnswerLike, addressed_question, answer_lines, echo, reply_lines
 from mcpi.connection import RequestError
 
-from jarvis.bridge.connection import AUTO, BridgeError, ChatClient, ConnectionLost, WireStats
+from jarvis.bridge.connection import AUTO, BridgeError, ChatClient, ConnectionLost, WireStats, check_token
 from jarvis.bridge.wire import DIALECTS, ChatPost, format_event
 from jarvis.config import BridgeSettings
 from jarvis.errors import first_line
@@ -100,6 +100,7 @@ class Bridge:
                  max_questions: int | None = None) -> None:
         if settings.dialect not in (AUTO, *DIALECTS):
             raise BridgeError(f"unknown API dialect {settings.dialect!r} (choose from auto, {', '.join(DIALECTS)})")
+        check_token(settings.mc_token)
         self.settings = settings
         self.max_questions = max_questions
         self.stats = BridgeStats()
@@ -429,9 +430,20 @@ def connect_with_retries(settings: BridgeSettings, connect: Connector, stopping:
 
 
 def check_server(settings: BridgeSettings) -> None:
-    """Fail fast with BridgeError when the chat API is unreachable (before loading a model for nothing)."""
-    client = connect_with_retries(settings, lambda: ChatClient.connect(settings))
-    client.close()
+    """Fail fast with BridgeError when the chat API is unreachable or refuses the token (before loading
+    a model for nothing): one session is started, as the bridge will start its own."""
+    check_token(settings.mc_token)
+
+    def start() -> ChatClient:
+        client = ChatClient.connect(settings)
+        try:
+            client.start_session()
+        except BaseException:
+            client.close()
+            raise
+        return client
+
+    connect_with_retries(settings, start).close()
 
 
 @contextmanager
