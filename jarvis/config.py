@@ -183,6 +183,7 @@ class BotSettings:
         r"^(?P<name>[A-Za-z0-9_]{1,16}) -> (?:me|{me}): (?P<message>.*)$",
     )
     join_timeout: float = 60.0          # seconds to join (microsoft sign-in: 15 minutes while a code waits)
+    realm: str = ""                     # a Realm's name: join it (microsoft sign-in) instead of host:port
 
 
 @dataclass(frozen=True)

@@ -10,15 +10,16 @@ Modules, outermost first:
   two dialects, stalls) and ``ChatClient``;
 - wire.py: parsing chat events (both dialects), the one sanitizer for everything sent, log lines.
 """
-from jarvis.bridge.chat import PREFIX, addressed_question, answer_lines, reply_lines
+from jarvis.bridge.chat import PREFIX, ReplyStyle, addressed_question, answer_lines, reply_lines, reply_parts
 from jarvis.bridge.connection import (AuthRefused, BridgeConnection, BridgeError, ChatClient, ConnectionLost, check_token,
                                      plain_player_name)
-from jarvis.bridge.service import Bridge, BridgeStats, Question, check_server, connect_with_retries, serve
+from jarvis.bridge.service import (Bridge, BridgeStats, Question, check_bot, check_player_bot, check_server,
+                                  connect_with_retries, serve)
 from jarvis.bridge.wire import DIALECTS, FORK, UPSTREAM, V2, ChatPost, chat_line, chat_safe, format_event, parse_chat_posts
 
 __all__ = [
     "DIALECTS", "FORK", "UPSTREAM", "V2", "PREFIX", "AuthRefused", "Bridge", "BridgeConnection", "BridgeError", "BridgeStats", "ChatClient", "ChatPost",
-    "ConnectionLost", "Question", "addressed_question", "answer_lines", "chat_safe", "check_server", "check_token",
+    "ConnectionLost", "Question", "check_bot", "check_player_bot", "addressed_question", "answer_lines", "chat_safe", "check_server", "check_token",
     "chat_line", "connect_with_retries", "format_event", "plain_player_name",
-    "parse_chat_posts", "reply_lines", "serve",
+    "parse_chat_posts", "reply_lines", "reply_parts", "ReplyStyle", "serve",
 ]

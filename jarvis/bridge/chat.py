@@ -3,7 +3,7 @@
 - A message is for Jarvis when it starts with ``jarvis`` (any case), followed by the end of
   the message, ``,`` ``:`` or a space; the rest is the question.
 - A reply is one or more chat lines, each at most ``max_line`` characters, each starting with
-  ``[Jarvis] ``; it addresses the player by name when the server told us the name, and names
+  ``[Jarvis] `` (the player bot's own messages need no prefix: :class:`ReplyStyle`); it addresses the player by name when the server told us the name, and names
   the source page. Long replies are split on word boundaries, and shortened (ending in ``…``)
   beyond ``max_lines`` lines. All text goes through :func:`jarvis.bridge.wire.chat_safe`.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from jarvis.bridge.wire import chat_safe
@@ -35,6 +36,34 @@ class AnswerLike(Protocol):
     def found(self) -> bool: ...
 
 
+@dataclass(frozen=True)
+class ReplyStyle:
+    """How a transport's chat lines look: the plugin API broadcasts ``[Jarvis] Steve: …`` lines of
+    200 characters; the player bot's messages carry its name already (``<Jarvis> Steve: …``) and
+    may be 256 characters, a whisper's ``/msg NAME `` included."""
+
+    prefix: str = PREFIX
+    max_line: int = 200
+    max_lines: int = 3
+    whisper_command: str = ""           # "msg": lines to one player are sent as `/msg NAME line`
+
+
+def reply_parts(answer: AnswerLike) -> tuple[str, str | None]:
+    """What a reply says, and the page it names (None when the text names it itself).
+
+    The one place that reads an answer for the chat: once answers carry the reply text as the
+    chat shows it (``answer.reply``), that is used as it is.
+    """
+    reply = getattr(answer, "reply", "") or ""
+    if reply:
+        return reply, None
+    if answer.found:
+        return answer.text, answer.title
+    pages = list(getattr(answer, "pages", ()) or ())
+    read = f"(pages read: {', '.join(pages)})" if pages else "(no page matched)"
+    return f"I don't know. {read}", None
+
+
 def addressed_question(message: str) -> str | None:
     """The question in a message addressed to Jarvis ("" when empty); None when not addressed."""
     match = _ADDRESSED.match(message)
@@ -42,9 +71,9 @@ def addressed_question(message: str) -> str | None:
 
 
 def reply_lines(text: str, *, player: str | None = None, source: str | None = None,
-                max_line: int = 200, max_lines: int = 3) -> list[str]:
+                max_line: int = 200, max_lines: int = 3, prefix: str = PREFIX) -> list[str]:
     """``text`` as chat lines: ``[Jarvis] <player>: <text> (source: <source>)``, wrapped and capped."""
-    width = max_line - len(PREFIX)
+    width = max_line - len(prefix)
     head = f"{chat_safe(player)}: " if player else ""
     tail = f" (source: {_shorten(chat_safe(source), MAX_TITLE_CHARS)})" if source else ""
     body = chat_safe(text)
@@ -53,16 +82,14 @@ def reply_lines(text: str, *, player: str | None = None, source: str | None = No
     while len(lines) > max_lines and budget > len(ELLIPSIS):
         budget -= max(8, budget // 10)
         lines = _wrap(head + _shorten(body, budget) + tail, width)
-    return [PREFIX + line for line in lines[:max_lines]]
+    return [prefix + line for line in lines[:max_lines]]
 
 
-def answer_lines(answer: AnswerLike, *, player: str | None, max_line: int = 200, max_lines: int = 3) -> list[str]:
+def answer_lines(answer: AnswerLike, *, player: str | None, max_line: int = 200, max_lines: int = 3,
+                 prefix: str = PREFIX) -> list[str]:
     """The reply to a question: the answer and its source page, or "I don't know" and the pages read."""
-    if answer.found:
-        return reply_lines(answer.text, player=player, source=answer.title, max_line=max_line, max_lines=max_lines)
-    pages = list(getattr(answer, "pages", ()) or ())
-    read = f"(pages read: {', '.join(pages)})" if pages else "(no page matched)"
-    return reply_lines(f"I don't know. {read}", player=player, max_line=max_line, max_lines=max_lines)
+    text, source = reply_parts(answer)
+    return reply_lines(text, player=player, source=source, max_line=max_line, max_lines=max_lines, prefix=prefix)
 
 
 def echo(question: str) -> str:

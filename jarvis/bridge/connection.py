@@ -101,6 +101,9 @@ class WireStats:
     garbage: int = 0            # replies that were not in the expected format
     stalls: int = 0             # replies that took longer than slow_after
     longest_stall_s: float = 0.0
+    kicks: int = 0              # the player bot kicked off the server (spam_kicks: for spamming)
+    spam_kicks: int = 0
+    refused_lines: int = 0      # lines the player bot's client refused to send (none, unless a bug)
 
 
 class BridgeConnection:
@@ -335,6 +338,21 @@ class ChatClient:
             _log("garbage_reply", logging.WARNING, reply=reply[:120])
         return found
 
+    def exchange(self, lines: list) -> list[ChatPost]:
+        """The bridge's poll: post ``lines`` (its OutLines) and read the chat. Every line is delivered
+        once the poll is answered, ``Fail`` included (the server ran the lines before it)."""
+        try:
+            posts = self.post_and_poll([line.text for line in lines])
+        except RequestError:
+            _deliver(lines)
+            raise
+        _deliver(lines)
+        return posts
+
+    def retune(self, settings: BridgeSettings) -> None:
+        """New thresholds (slow_after, dead_after) without reconnecting (SIGHUP)."""
+        self.connection.settings = settings
+
     def player_name(self, entity_id: int) -> str | None:
         """The player's name (tab-list decorations removed); None when the server does not know it."""
         conn = self.connection
@@ -348,6 +366,11 @@ class ChatClient:
 
     def close(self) -> None:
         self.connection.close()
+
+
+def _deliver(lines: list) -> None:
+    for line in lines:
+        line.delivered = True
 
 
 def check_token(token: str) -> None:

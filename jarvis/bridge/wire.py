@@ -54,8 +54,10 @@ _AS_SPACE_CATEGORIES = {"Cc", "Cs", "Zl", "Zp"}
 class ChatPost:
     """One chat message a player posted, as the server reported it."""
 
-    entity_id: int
+    entity_id: int                   # the plugin API's entity id (-1 from the player bot)
     message: str
+    player: str | None = None        # the player bot reads the name with the message
+    private: bool = False            # a whisper to the player bot
 
 
 UPSTREAM = "upstream"
