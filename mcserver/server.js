@@ -13,6 +13,10 @@
 // SIGUSR2 starts a lag spike of --lag-seconds: the plugin runs no command and answers nothing
 // for that long, while chat keeps being recorded (as a Bukkit server whose main thread stalls).
 //
+// Chat is vanilla's (vanilla_chat.js): player_chat packets, /msg /tell /w with vanilla's formats,
+// the spam kick, illegal characters; each message, command and kick is one `VANILLA {...}` line
+// on stdout. Console commands are read from stdin, one a line (flying-squid's console: `kick NAME`).
+//
 // Minecraft Java VERSION below (join with a client of exactly that version), offline mode
 // (no Mojang account or session lookups), a small flat in-memory world (nothing written to
 // disk, starts in about a second). Port 0 picks a free port. When both the game port and the
@@ -62,6 +66,7 @@ const serv = flyingSquid.createMCServer({
   generation: { name: 'superflat', options: { worldHeight: 80 } },
   kickTimeout: 10000,
   plugins: {
+    [path.join(__dirname, 'vanilla_chat.js')]: {},
     [path.join(__dirname, 'raspberryjuice.js')]: {
       host: args['api-host'],
       port: Number(args['api-port']),
