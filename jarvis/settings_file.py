@@ -175,7 +175,7 @@ def _check(table: str, key: str, value):
 
 
 def _suggest(key: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6) or [k for k in known if k.startswith(key)][:1]
     return f" (did you mean {close[0]}?)" if close else ""
 
 

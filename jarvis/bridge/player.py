@@ -65,6 +65,8 @@ WHISPER_COMMANDS = ("msg", "tell", "w")
 PUBLIC_CHAT = "minecraft:chat"
 WHISPER_IN = "minecraft:msg_command_incoming"
 WHISPER_OUT = "minecraft:msg_command_outgoing"
+OTHER_VANILLA_TYPES = {"minecraft:emote_command", "minecraft:say_command", "minecraft:team_msg_command_incoming",
+                       "minecraft:team_msg_command_outgoing"}
 TRANSLATED = {"chat.type.text": "public", "commands.message.display.incoming": "whisper",
               "commands.message.display.outgoing": "whisper_echo"}
 
@@ -132,7 +134,9 @@ class ChatRules:
         return None
 
     def _player_chat(self, event: dict) -> ChatPost | Echo | None:
-        chat_type, sender = event.get("chat_type"), event.get("sender") or ""
+        chat_type = event.get("chat_type")
+        # The account's name (the tab list, by the sender's UUID) before the name as shown (a nickname)
+        sender = event.get("sender_username") or event.get("sender") or ""
         content = str(event.get("content") or "")
         if chat_type == PUBLIC_CHAT:
             return self._message("public", sender, content)
@@ -140,16 +144,30 @@ class ChatRules:
             return self._message("whisper", sender, content)
         if chat_type == WHISPER_OUT:
             return self._message("whisper_echo", str(event.get("target") or ""), content)
-        return None   # /me, /say, team messages: not questions
+        if chat_type in OTHER_VANILLA_TYPES:
+            return None   # /me, /say, team messages: not questions
+        # A type of the server's own (Paper's chat renderers send the rendered line, e.g. "[Admin]
+        # Steve: hi", as a raw type): read as text, as plugin chat is.
+        return self.read({"source": "system", "text": event.get("text") or content})
 
     def _message(self, kind: str, name: str, message: str) -> ChatPost | Echo | None:
+        name = account_name(name)
         if kind == "whisper_echo":
-            return Echo(name, message)
+            return Echo(name, message) if name else None
+        if name is None:
+            return None   # nobody we could whisper to or name
         if name.casefold() == self.me.casefold():
             return Echo(None, message) if kind == "public" else None
-        if not USERNAME.fullmatch(name):
-            return None   # not a name we could whisper to or hash reliably
         return ChatPost(-1, message, player=name, private=kind == "whisper")
+
+
+def account_name(shown: str) -> str | None:
+    """The user name in a name as shown: ``Steve``, or the last name-like word (``[Admin] Steve``)."""
+    shown = chat_safe(shown or "")
+    if USERNAME.fullmatch(shown):
+        return shown
+    words = [word for word in shown.split(" ") if USERNAME.fullmatch(word)]
+    return words[-1] if words else None
 
 
 def compile_pattern(pattern: str, me: str, setting: str) -> re.Pattern:
@@ -174,20 +192,19 @@ class SendPacer:
         self.updated = clock()
 
     def take(self) -> bool:
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.updated) * self.rate)
-        self.updated = now
+        """One message may go now (and is counted), or not yet."""
+        self._refill()
         if self.tokens >= 1.0:
             self.tokens -= 1.0
             return True
         return False
 
     def retune(self, rate: float, burst: int) -> None:
-        self.take_none()
+        self._refill()
         self.rate, self.burst = rate, max(1, burst)
         self.tokens = min(self.tokens, self.burst)
 
-    def take_none(self) -> None:
+    def _refill(self) -> None:
         now = self.clock()
         self.tokens = min(self.burst, self.tokens + (now - self.updated) * self.rate)
         self.updated = now

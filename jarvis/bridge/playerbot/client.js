@@ -9,7 +9,9 @@
 // stdout, one JSON object a line:
 //   {"event":"ready","username":..,"uuid":..,"version":..}           joined and spawned
 //   {"event":"chat","source":"player","chat_type":"minecraft:chat"|"minecraft:msg_command_incoming"|..,
-//    "sender":..,"sender_uuid":..,"target":..,"content":..,"text":..}  a player_chat packet (1.19+)
+//    "sender":..,"sender_username":..,"sender_uuid":..,"target":..,"content":..,"text":..}
+//                                                  a player_chat packet (1.19+); sender is the name as
+//                                                  shown, sender_username the account's (tab list, by UUID)
 //   {"event":"chat","source":"system","translate":key|null,"args":[..],"text":..}  any other chat line
 //   {"event":"sent","id":n}  /  {"event":"refused","id":n,"why":..}   a message written / not sent
 //   {"event":"msa_code","user_code":..,"verification_uri":..,"message":..}  Microsoft sign-in waits
@@ -142,10 +144,12 @@ function onPlayerChat (data) {
     const params = { sender: { text: sender ?? '' }, target: { text: target ?? '' }, content: { text: content } }
     text = new ChatMessage({ translate: format.formatString, with: format.parameters.map(p => params[p] ?? '') }).toString()
   }
+  const account = Object.values(bot.players ?? {}).find(player => player.uuid === data.sender)
   emit('chat', {
     source: 'player',
     chat_type: format?.name ?? null,
     sender,
+    sender_username: account?.username ?? null,
     sender_uuid: data.sender ?? null,
     target,
     content,
