@@ -17,9 +17,14 @@
 //   in a message or command: kicked with multiplayer.disconnect.illegal_characters, nothing shown.
 // - A chat message longer than 256 characters fails to decode (readUtf(256)): disconnected.
 //   (Commands are read up to 32767 characters, as vanilla reads them.)
+// - The tab list (PlayerList.placeNewPlayer / remove): a joining player gets every online player
+//   in a player_info (add_player, listed, game mode, latency), the others get the newcomer; a
+//   leaving player is removed with player_remove. (flying-squid 1.12 sends a newcomer's list to
+//   the others instead of to the newcomer, and no removal in 1.19.3+: a client saw no tab list.)
 //
-// Every message and command received, and every kick, is printed on stdout as one line,
-// `VANILLA {"event": "chat"|"command"|"kick", "player": ..., "text"|"reason": ...}`, for tests and
+// Every message and command received, every whisper and every kick is printed on stdout as one
+// line, `VANILLA {"event": "chat"|"command"|"whisper"|"kick", "player": ..., "text"|"reason": ...}`
+// (a chat message shown to players has "to": [their names]; a whisper "target"), for tests and
 // benchmarks to count. server.js loads it; `serv.vanillaChat` has the same records.
 'use strict'
 
@@ -87,11 +92,13 @@ module.exports.server = function (serv) {
 
   serv.vanillaChat.broadcast = (sender, message) => {
     for (const player of serv.players) sendPlayerChat(player, sender, CHAT, message)
+    return serv.players.map(player => player.username)
   }
 
   serv.vanillaChat.whisper = (sender, target, message) => {
     sendPlayerChat(target, sender, INCOMING, message)
     sendPlayerChat(sender, sender, OUTGOING, message, target)
+    record('whisper', { player: sender.username, target: target.username, text: message })
   }
 
   const ticker = setInterval(() => {
@@ -119,10 +126,34 @@ module.exports.server = function (serv) {
   })
 }
 
+function tabListEntry (player) {
+  return {
+    uuid: player.uuid,
+    player: { name: player.username, properties: player.profileProperties ?? [] },
+    gamemode: player.gameMode ?? 0,
+    listed: 1,
+    latency: player._client.latency ?? 0
+  }
+}
+
+const ADD_PLAYER = { add_player: true, update_game_mode: true, update_listed: true, update_latency: true }
+
 module.exports.player = function (player, serv) {
   player.spamCounter = 0
   player.vanillaChatIndex = 0
   const chat = serv.vanillaChat
+
+  player.once('spawned', () => {
+    player._client.write('player_info', { action: ADD_PLAYER, data: serv.players.map(tabListEntry) })
+    for (const other of serv.players) {
+      if (other !== player) other._client.write('player_info', { action: ADD_PLAYER, data: [tabListEntry(player)] })
+    }
+  })
+  player.once('disconnected', () => {
+    for (const other of serv.players) {
+      if (other !== player) other._client.write('player_remove', { players: [player.uuid] })
+    }
+  })
 
   function detectRateSpam () {
     player.spamCounter += SPAM_STEP
@@ -141,18 +172,20 @@ module.exports.player = function (player, serv) {
   player.on('chat_cancel', (data, cancel) => {
     const message = data.message
     if (typeof message !== 'string') return
-    chat.record('chat', { player: player.username, text: message })
     if (message.length > MAX_CHAT_CHARS) { // readUtf(256) fails: the connection is closed
+      chat.record('chat', { player: player.username, text: message, to: [] })
       cancel(false, false)
       chat.kick(player, 'disconnect.packetError', 'Network Protocol Error')
       return
     }
-    if (illegal(message)) {
+    if ([...message].some(char => !allowedChatCharacter(char))) {
+      chat.record('chat', { player: player.username, text: message, to: [] })
       cancel(false, false)
+      illegal(message)
       return
     }
     cancel(false, true)
-    chat.broadcast(player, message)
+    chat.record('chat', { player: player.username, text: message, to: chat.broadcast(player, message) })
     detectRateSpam()
   })
 

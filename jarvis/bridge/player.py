@@ -24,11 +24,18 @@ enforces them in the test server):
   made ``∕``), and the only command sent is its own ``/msg NAME text``, with NAME a player's name
   read from the server; the Node client refuses anything else a second time;
 - its own send rate (a token bucket, under vanilla's spam kick: each message or command adds 20
-  to a counter that drops by 1 a tick, over 200 kicks);
+  to a counter that drops by 1 a tick, over 200 kicks), held while the server lags: a stalled
+  server runs no ticks, so messages queued in it all count at once when it wakes (the client
+  reports a stall after 1.5 s without a packet; a server sends the time every second);
 - a line counts as delivered when the server echoes it back (vanilla shows a player their own
-  chat and "You whisper to …") or ``CONFIRM_AFTER`` seconds after it was written with the
-  connection still up; lines not delivered when the connection drops are sent again after the
-  reconnection (at least once, as with the plugin API).
+  chat and "You whisper to …") or after ``CONFIRM_AFTER`` seconds of a server that is up and
+  not lagging since it was written (a server handles a client's packets in order, every tick);
+  lines not delivered when the connection drops are sent again after the reconnection (at
+  least once, as with the plugin API);
+- an answer to a player who is not in the game (a server restart disconnects everyone; Jarvis
+  is often back first) waits for them, ``HOLD_FOR_ABSENT`` seconds at most, when the tab list
+  has shown that player before (a name read from a plugin's chat format may be a nickname the
+  tab list never shows: not held).
 """
 from __future__ import annotations
 
@@ -55,6 +62,7 @@ log = logging.getLogger(__name__)
 CLIENT_DIR = Path(__file__).resolve().parent / "playerbot"
 CLIENT_SCRIPT = CLIENT_DIR / "client.js"
 CONFIRM_AFTER = 2.0                 # seconds after which a written line without an echo counts as delivered
+HOLD_FOR_ABSENT = 120.0             # seconds an answer waits for its asker to be back in the game
 QUIT_GRACE = 3.0                    # seconds the client gets to leave the server before it is killed
 USERNAME = re.compile(r"[A-Za-z0-9_]{1,16}")
 COMMAND_NEUTRALISER = "\u2215"      # DIVISION SLASH: looks like "/", runs nothing
@@ -191,8 +199,21 @@ class SendPacer:
         self.tokens = float(self.burst)
         self.updated = clock()
 
+    paused = False
+
+    def pause(self) -> None:
+        """The server lags: nothing goes, and the time it lags earns nothing (its ticks stand still too)."""
+        self._refill()
+        self.paused = True
+
+    def resume(self) -> None:
+        self.updated = self.clock()
+        self.paused = False
+
     def take(self) -> bool:
         """One message may go now (and is counted), or not yet."""
+        if self.paused:
+            return False
         self._refill()
         if self.tokens >= 1.0:
             self.tokens -= 1.0
@@ -212,9 +233,18 @@ class SendPacer:
 
 @dataclass
 class _InFlight:
-    line: object            # the bridge's OutLine (text, to, delivered)
+    line: object            # the bridge's OutLine (text, to, question, delivered)
     id: int
     sent_at: float | None = None
+    queued_at: float = 0.0
+
+    @property
+    def addressee(self) -> str | None:
+        """The player the line is for: a whisper's target, or the asker of a public answer."""
+        if self.line.to is not None:
+            return self.line.to
+        question = getattr(self.line, "question", None)
+        return question.player if question is not None else None
 
 
 def node_client_command(settings: BotSettings, profiles: Path) -> list[str]:
@@ -239,8 +269,12 @@ class PlayerBot:
     dialect = "bot"
 
     def __init__(self, process: subprocess.Popen, settings: BotSettings, me: str, *, stats: WireStats,
-                 events: "queue.Queue[dict]", stderr: deque) -> None:
+                 events: "queue.Queue[dict]", stderr: deque, online: set[str] = frozenset(),
+                 seen: set[str] | None = None) -> None:
         self.process = process
+        self.online = {name.casefold() for name in online}      # the tab list now
+        self.seen = seen if seen is not None else set()          # every name the tab list ever showed (this run)
+        self.seen.update(self.online)
         self.settings = settings
         self.me = me
         self.stats = stats
@@ -253,12 +287,14 @@ class PlayerBot:
         self._sent_ids: dict[int, _InFlight] = {}       # asked to write, "sent" not reported yet
         self._next_id = 0
         self._kicked: str | None = None
+        self._ended: str | None = None          # why the connection ended, raised at the next exchange
+        self._resumed_at = 0.0                  # when the server last came back from a lag spike
 
     # ------------------------------------------------------------------ connecting
 
     @classmethod
     def connect(cls, settings: BotSettings, *, profiles: Path, stats: WireStats | None = None,
-                stopping: threading.Event | None = None) -> "PlayerBot":
+                stopping: threading.Event | None = None, seen: set[str] | None = None) -> "PlayerBot":
         """Start the client and wait until it has joined; OSError when it cannot (retried by the bridge)."""
         stats = stats if stats is not None else WireStats()
         stopping = stopping or threading.Event()
@@ -274,6 +310,7 @@ class PlayerBot:
                          name="jarvis-bot-stderr").start()
         deadline = time.monotonic() + settings.join_timeout
         failure = None
+        online: set[str] = set()   # the tab list as it arrives while joining
         try:
             while failure is None:
                 if stopping.is_set():
@@ -286,9 +323,14 @@ class PlayerBot:
                         failure = f"not joined within {settings.join_timeout:g} s"
                     continue
                 kind = event.get("event")
-                if kind == "ready":
+                if kind == "player_joined":
+                    online.add(str(event.get("name")))
+                elif kind == "player_left":
+                    online.discard(str(event.get("name")))
+                elif kind == "ready":
                     me = str(event.get("username") or settings.username)
-                    bot = cls(process, settings, me, stats=stats, events=events, stderr=stderr)
+                    bot = cls(process, settings, me, stats=stats, events=events, stderr=stderr,
+                              online=online | set(event.get("online") or ()), seen=seen)
                     _log("joined", host=settings.host, port=settings.port, version=event.get("version"))
                     return bot
                 if kind == "msa_code":
@@ -323,16 +365,39 @@ class PlayerBot:
 
         Marks ``line.delivered`` on the lines the server took; ConnectionLost when the connection ended.
         """
+        now = time.monotonic()
         for line in lines:
             self._next_id += 1
-            self._waiting.append(_InFlight(line, self._next_id))
+            self._waiting.append(_InFlight(line, self._next_id, queued_at=now))
         posts = self._read_events()
         self._confirm_by_time()
-        while self._waiting and self.pacer.take():
-            self._write(self._waiting.popleft())
+        while self._waiting and self._ended is None:
+            flight = self._next_to_send()
+            if flight is None or not self.pacer.take():
+                break
+            self._waiting.remove(flight)
+            self._write(flight)
         return posts
 
+    def _next_to_send(self) -> _InFlight | None:
+        """The oldest line whose player is here (or was never seen in the tab list, or waited long enough)."""
+        now = time.monotonic()
+        held = set()
+        for flight in self._waiting:
+            who = flight.addressee
+            key = who.casefold() if who else None
+            if key in held:
+                continue          # a player's lines go in order
+            if key is None or key in self.online or key not in self.seen or now - flight.queued_at >= HOLD_FOR_ABSENT:
+                return flight
+            held.add(key)
+        return None
+
     def _read_events(self) -> list[ChatPost]:
+        """Chat read since the last call. The end of the connection is raised at the next call, so
+        that chat read just before it (a server that wakes from a freeze and then kicks) is kept."""
+        if self._ended is not None:
+            raise ConnectionLost(self._ended)
         posts: list[ChatPost] = []
         while True:
             try:
@@ -364,13 +429,31 @@ class PlayerBot:
                 if spam:
                     self.stats.spam_kicks += 1
                 _log("kicked", logging.WARNING, reason=self._kicked, spam=spam)
+            elif kind == "player_joined" and event.get("name"):
+                self.online.add(str(event["name"]).casefold())
+                self.seen.add(str(event["name"]).casefold())
+            elif kind == "player_left" and event.get("name"):
+                self.online.discard(str(event["name"]).casefold())
+            elif kind == "stalled":
+                self.pacer.pause()
+                _log("server_slow", logging.WARNING, waiting_s=1.5)
+            elif kind == "back":
+                self.pacer.resume()
+                self._resumed_at = time.monotonic()
+                stalled = float(event.get("stalled_ms") or 0) / 1000
+                self.stats.stalls += 1
+                self.stats.longest_stall_s = max(self.stats.longest_stall_s, stalled)
+                _log("server_back", logging.WARNING, stalled_s=stalled)
             elif kind == "error":
                 _log("bot_error", logging.WARNING, error=event.get("message"))
             elif kind in ("end", "eof"):
                 why = f"kicked: {self._kicked}" if self._kicked is not None else str(event.get("reason") or "ended")
-                raise ConnectionLost(f"the game connection ended ({why})")
-        if self.process.poll() is not None and self._events.empty():
-            raise ConnectionLost(f"the player bot's client exited with status {self.process.returncode}")
+                self._ended = f"the game connection ended ({why})"
+                break
+        if self._ended is None and self.process.poll() is not None and self._events.empty():
+            self._ended = f"the player bot's client exited with status {self.process.returncode}"
+        if self._ended is not None and not posts:
+            raise ConnectionLost(self._ended)
         return posts
 
     def _write(self, flight: _InFlight) -> None:
@@ -398,8 +481,10 @@ class PlayerBot:
                 return
 
     def _confirm_by_time(self) -> None:
+        if self.pacer.paused:
+            return                # a lagging server has not handled anything since
         now = time.monotonic()
-        for flight in [f for f in self._written.values() if now - f.sent_at >= CONFIRM_AFTER]:
+        for flight in [f for f in self._written.values() if now - max(f.sent_at, self._resumed_at) >= CONFIRM_AFTER]:
             self._deliver(flight)
 
     def _deliver(self, flight: _InFlight) -> None:

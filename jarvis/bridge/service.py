@@ -138,8 +138,9 @@ class Bridge:
         if connect is None and bot is not None:
             from jarvis.bridge.player import PlayerBot
 
+            seen: set[str] = set()   # players the tab list has shown, across reconnections
             connect = lambda: PlayerBot.connect(self.bot, profiles=profiles or Path("."), stats=self.stats,  # noqa: E731
-                                                stopping=self._stopping)
+                                                stopping=self._stopping, seen=seen)
         self._connect = connect or (lambda: ChatClient.connect(self.settings, stats=self.stats, stopping=self._stopping))
         self._questions: queue.Queue[Question] = queue.Queue(maxsize=settings.queue_size)
         self._outbox: deque[OutLine] = deque()

@@ -7,7 +7,8 @@
 //                  [--version ''] [--profiles DIR] [--realm NAME]
 //
 // stdout, one JSON object a line:
-//   {"event":"ready","username":..,"uuid":..,"version":..}           joined and spawned
+//   {"event":"ready","username":..,"uuid":..,"version":..,"online":[names]}   joined and spawned
+//   {"event":"player_joined","name":..} / {"event":"player_left","name":..}  the tab list changed
 //   {"event":"chat","source":"player","chat_type":"minecraft:chat"|"minecraft:msg_command_incoming"|..,
 //    "sender":..,"sender_username":..,"sender_uuid":..,"target":..,"content":..,"text":..}
 //                                                  a player_chat packet (1.19+); sender is the name as
@@ -15,6 +16,8 @@
 //   {"event":"chat","source":"system","translate":key|null,"args":[..],"text":..}  any other chat line
 //   {"event":"sent","id":n}  /  {"event":"refused","id":n,"why":..}   a message written / not sent
 //   {"event":"msa_code","user_code":..,"verification_uri":..,"message":..}  Microsoft sign-in waits
+//   {"event":"stalled"} / {"event":"back","stalled_ms":..}  no packet from the server for 1.5 s (vanilla sends the
+//                                                  time every second): it is lagging; and when packets come again
 //   {"event":"kicked","reason":..,"translate":key|null}  /  {"event":"end","reason":..}  /  {"event":"error","message":..}
 // stdin, one JSON object a line:
 //   {"op":"say","id":n,"text":..}                 public chat: no line break, at most 256 UTF-16 units,
@@ -35,6 +38,7 @@ const readline = require('readline')
 const { parseArgs } = require('util')
 
 const MAX_MESSAGE = 256 // vanilla's chat box and ServerboundChatPacket limit (UTF-16 units, as String.length)
+const STALL_MS = 1500 // a server sends the time every second: this long without a packet is a lag spike
 const USERNAME = /^[A-Za-z0-9_]{1,16}$/
 const COMMANDS = new Set(['msg', 'tell', 'w'])
 
@@ -207,10 +211,31 @@ bot.once('inject_allowed', () => {
   })
 })
 
+let lastPacket = Date.now()
+let stalledSince = null
+bot._client.on('packet', () => {
+  lastPacket = Date.now()
+  if (stalledSince !== null) {
+    emit('back', { stalled_ms: lastPacket - stalledSince })
+    stalledSince = null
+  }
+})
+setInterval(() => {
+  if (ready && stalledSince === null && Date.now() - lastPacket > STALL_MS) {
+    stalledSince = lastPacket
+    emit('stalled')
+  }
+}, 250).unref()
+
 bot.once('spawn', () => {
   ready = true
-  emit('ready', { username: bot.username, uuid: bot._client.uuid ?? bot.player?.uuid ?? null, version: bot.version })
+  emit('ready', {
+    username: bot.username, uuid: bot._client.uuid ?? bot.player?.uuid ?? null, version: bot.version, online: Object.keys(bot.players)
+  })
 })
+// The tab list arrives around the spawn, partly after it: every change is reported, from the start.
+bot.on('playerJoined', player => emit('player_joined', { name: player.username }))
+bot.on('playerLeft', player => emit('player_left', { name: player.username }))
 
 bot.on('kicked', reason => {
   let message = null
