@@ -328,6 +328,7 @@ class CrowdPlayer:
     in_lag: bool = False
     last_lines: dict[str, float] = field(default_factory=dict)
     recent: dict[str, float] = field(default_factory=dict)
+    asked: dict[str, int] = field(default_factory=dict)   # question (casefolded) -> times asked
 
 
 @dataclass
@@ -453,6 +454,7 @@ def run_bot_soak(server, serve, crowd, events, names, pool, rng, args, duration,
                     player.was_offline = True
             elif kind == "not_sent" and player.question == event.get("text"):
                 tally.asked -= 1
+                player.asked[player.text.casefold()] -= 1
                 player.question, player.next_at = None, now + 2
             elif kind == "chat":
                 text = event["text"]
@@ -501,6 +503,7 @@ def run_bot_soak(server, serve, crowd, events, names, pool, rng, args, duration,
                 player.private = rng.random() < 0.5
                 template = rng.choice(WHISPERS) if player.private else rng.choice(PHRASINGS)
                 player.question, player.text = template.format(q=text), text
+                player.asked[text.casefold()] = player.asked.get(text.casefold(), 0) + 1
                 player.asked_at, player.in_lag, player.was_offline = now, frozen_until is not None, False
                 player.checked_at = now
                 say(player, player.question)
@@ -531,14 +534,16 @@ class JarvisLog:
         self.home = home
 
     def reached(self, player: CrowdPlayer, asked_at: float, began: float) -> bool:
+        """Whether the bridge logged this player's question as many times as the player has asked it."""
         from jarvis.privacy import load_salt, player_hash
 
         who = player_hash(player.name, load_salt(self.home))
         wanted = player.text.casefold()
+        found = 0
         for match in re.finditer(r'event=question player="([^"]+)" .*?question="((?:[^"\\]|\\.)*)"', self.serve.log_text()):
             if match.group(1) == who and json.loads(f'"{match.group(2)}"').casefold() == wanted:
-                return True
-        return False
+                found += 1
+        return found >= player.asked.get(wanted, 0)
 
 
 def resolve_unanswered(player: CrowdPlayer, jarvis_log: JarvisLog, tally: BotTally, began: float) -> None:

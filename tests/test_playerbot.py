@@ -234,3 +234,87 @@ def test_the_node_client_refuses_what_python_would_never_send():
         8: "not joined yet",
     }
     assert not any(e["event"] == "sent" for e in events)
+
+
+def test_the_pacer_holds_while_the_server_lags_and_earns_nothing_meanwhile():
+    now = [0.0]
+    pacer = SendPacer(1.0, 2, clock=lambda: now[0])
+    assert pacer.take()                       # one token left
+    pacer.pause()
+    now[0] = 30.0                             # a 30 s freeze: no tick on the server, no refill here
+    assert not pacer.take()
+    pacer.resume()
+    assert pacer.take() and not pacer.take()  # the token left before the freeze, nothing more
+
+
+# --------------------------------------------------------------------------- the transport's bookkeeping
+
+
+class _Line:
+    def __init__(self, text: str, to: str | None = None, player: str | None = None) -> None:
+        self.text, self.to, self.delivered = text, to, False
+        self.question = Question(-1, player, "q", 0.0) if player else None
+
+
+@pytest.fixture
+def quiet_bot():
+    """A PlayerBot whose client events are fed by the test, as client.js would print them, over a
+    child process that only reads its stdin (what the transport writes there is checked)."""
+    import queue as queue_module
+    import sys
+    from collections import deque
+
+    from jarvis.bridge.connection import WireStats
+    from jarvis.bridge.player import PlayerBot
+
+    child = subprocess.Popen([sys.executable, "-c", "import sys; [None for _ in sys.stdin]"], stdin=subprocess.PIPE,
+                             text=True)
+    events = queue_module.Queue()
+    bot = PlayerBot(child, BOT, "Jarvis", stats=WireStats(), events=events, stderr=deque(), online={"Steve"})
+    yield bot, events
+    child.kill()
+    child.wait()
+
+
+def test_chat_read_just_before_the_connection_ends_is_kept(quiet_bot):
+    from jarvis.bridge.connection import ConnectionLost
+
+    bot, events = quiet_bot
+    events.put({"event": "chat", **player_chat("minecraft:chat", "Steve", "jarvis, typed in the freeze")})
+    events.put({"event": "kicked", "reason": "KeepAliveTimeout", "translate": None})
+    events.put({"event": "end", "reason": "KeepAliveTimeout"})
+    assert bot.exchange([]) == [ChatPost(-1, "jarvis, typed in the freeze", player="Steve")]
+    with pytest.raises(ConnectionLost, match="kicked: KeepAliveTimeout"):
+        bot.exchange([])
+    assert bot.stats.kicks == 1 and bot.stats.spam_kicks == 0
+
+
+def test_an_answer_waits_for_its_asker_who_left(quiet_bot):
+    bot, events = quiet_bot
+    bot.seen.update({"steve", "alex"})
+    for_alex = _Line("Alex: an answer", player="Alex")            # Alex was seen, is not here now
+    for_steve = _Line("Steve: an answer", player="Steve")
+    for_nick = _Line("~Nick: an answer", player="Nick")            # never in the tab list: not held
+    bot.exchange([for_alex, for_steve, for_nick])
+    assert [f.line for f in bot._sent_ids.values()] == [for_steve, for_nick]
+    events.put({"event": "player_joined", "name": "Alex"})
+    bot.exchange([])
+    assert [f.line for f in bot._sent_ids.values()] == [for_steve, for_nick, for_alex]
+
+
+def test_a_line_is_delivered_by_its_echo_not_while_the_server_lags(quiet_bot):
+    bot, events = quiet_bot
+    public, whisper = _Line("Steve: 0-2 leather"), _Line("0-2 leather", to="Steve")
+    bot.exchange([public, whisper])
+    for flight_id in list(bot._sent_ids):
+        events.put({"event": "sent", "id": flight_id})
+    events.put({"event": "stalled"})
+    bot.exchange([])
+    for flight in bot._written.values():
+        flight.sent_at -= 60                                   # long ago: the time alone would confirm it
+    bot.exchange([])
+    assert not public.delivered and not whisper.delivered      # a stalled server handled nothing
+    events.put({"event": "chat", **player_chat("minecraft:msg_command_outgoing", "Jarvis", "0-2 leather",
+                                               target="Steve")})
+    bot.exchange([])
+    assert whisper.delivered and not public.delivered

@@ -606,8 +606,8 @@ def connect_with_retries(settings: BridgeSettings, connect: Connector, stopping:
                 retry = retry.increment(error=exc)
             except MaxRetryError:
                 if server is not None and server[2].startswith("the game server"):
-                    raise BridgeError(f"cannot join {server[2][4:]} at {server[0]}:{server[1]} after {attempt} "
-                                      f"attempt(s): {exc}") from exc
+                    raise BridgeError(f"cannot reach the game server at {server[0]}:{server[1]} after {attempt} "
+                                      f"attempt(s): {exc} (is it running, and is that its game port?)") from exc
                 raise BridgeError(
                     f"cannot reach the Minecraft server's chat API at {settings.mc_host}:{settings.mc_port} "
                     f"after {attempt} attempt(s): {exc} (is the server running with the RaspberryJuice "
