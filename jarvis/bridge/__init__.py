@@ -2,13 +2,16 @@
 
     from jarvis.bridge import serve
     serve(BridgeSettings(mc_host="localhost", mc_port=4711), jarvis)   # until SIGINT/SIGTERM
+    serve(BridgeSettings(), jarvis, bot=BotSettings(host="mc.example.org"))   # as a player
 
 Modules, outermost first:
-- service.py: ``Bridge`` (poller thread + bounded queue + worker; reconnects) and ``serve``;
+- service.py: ``Bridge`` (poller thread + bounded queue + worker; reconnects; SIGHUP reload) and ``serve``;
 - chat.py: the chat contract (which messages are questions, how replies look);
-- connection.py: the API connection as the real plugins behave (replies once per tick, ``Fail``,
-  two dialects, stalls) and ``ChatClient``;
-- wire.py: parsing chat events (both dialects), the one sanitizer for everything sent, log lines.
+- connection.py: the plugin API's connection as the real plugins behave (replies once per tick,
+  ``Fail``, three dialects, 2.x's auth token, stalls) and ``ChatClient``;
+- player.py: the player-bot transport (a mineflayer client process, ``playerbot/client.js``;
+  which chat line is whose question; vanilla's chat rules);
+- wire.py: parsing chat events (the dialects), the one sanitizer for everything sent, log lines.
 """
 from jarvis.bridge.chat import PREFIX, ReplyStyle, addressed_question, answer_lines, reply_lines, reply_parts
 from jarvis.bridge.connection import (AuthRefused, BridgeConnection, BridgeError, ChatClient, ConnectionLost, check_token,
