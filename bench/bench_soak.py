@@ -487,16 +487,16 @@ def run_bot_soak(server, serve, crowd, events, names, pool, rng, args, duration,
                 # Told to ask again (Jarvis's notice), or disconnected themselves: a question the server
                 # never handed to Jarvis is asked again; one it did is waited for.
                 told = [t for t in back_notices if t > player.asked_at]
-                if ((told and now - told[0] > REASK_AFTER_NOTICE) or (player.was_offline and player.online)) \
-                        and now - player.checked_at > REASK_AFTER_NOTICE \
-                        and not jarvis_log.reached(player, player.asked_at, began):
-                    tally.undelivered += 1
-                    player.question, player.next_at = None, now + 1
-                elif now - player.asked_at > GIVE_UP_SECONDS:
+                should_check = (told and now - told[0] > REASK_AFTER_NOTICE) or (player.was_offline and player.online)
+                if should_check and now - player.checked_at > REASK_AFTER_NOTICE:   # the log search is not free
+                    player.checked_at = now
+                    if not jarvis_log.reached(player, player.asked_at, began):
+                        tally.undelivered += 1
+                        player.question, player.next_at = None, now + 1
+                        continue
+                if now - player.asked_at > GIVE_UP_SECONDS:
                     resolve_unanswered(player, jarvis_log, tally, began)
                     player.question, player.next_at = None, now
-                if player.question is not None and (told or player.was_offline):
-                    player.checked_at = max(player.checked_at, now)
             if asking and player.online and player.question is None and now >= player.next_at:
                 text = rng.choice([q for q in pool if now - player.recent.get(q, -1e9) > 2 * DUPLICATE_WINDOW])
                 player.recent[text] = now
