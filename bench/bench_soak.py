@@ -491,7 +491,7 @@ def run_bot_soak(server, serve, crowd, events, names, pool, rng, args, duration,
                 if should_check and now - player.checked_at > REASK_AFTER_NOTICE:   # the log search is not free
                     player.checked_at = now
                     if not jarvis_log.reached(player, player.asked_at, began):
-                        tally.undelivered += 1
+                        undelivered(player, tally)
                         player.question, player.next_at = None, now + 1
                         continue
                 if now - player.asked_at > GIVE_UP_SECONDS:
@@ -534,7 +534,8 @@ class JarvisLog:
         self.home = home
 
     def reached(self, player: CrowdPlayer, asked_at: float, began: float) -> bool:
-        """Whether the bridge logged this player's question as many times as the player has asked it."""
+        """Whether the bridge logged this player's question as many times as the player asked it and it
+        was not found undelivered before (a player may ask the same thing again, minutes later)."""
         from jarvis.privacy import load_salt, player_hash
 
         who = player_hash(player.name, load_salt(self.home))
@@ -546,9 +547,15 @@ class JarvisLog:
         return found >= player.asked.get(wanted, 0)
 
 
+def undelivered(player: CrowdPlayer, tally: BotTally) -> None:
+    """The question never reached Jarvis: not counted among the times it did (see JarvisLog.reached)."""
+    tally.undelivered += 1
+    player.asked[player.text.casefold()] -= 1
+
+
 def resolve_unanswered(player: CrowdPlayer, jarvis_log: JarvisLog, tally: BotTally, began: float) -> None:
     if not jarvis_log.reached(player, player.asked_at, began):
-        tally.undelivered += 1
+        undelivered(player, tally)
     elif player.was_offline:
         tally.missed += 1
         tally.missed_questions.append(f"{player.name} at {player.asked_at - began:.1f} s: {player.question!r}")
