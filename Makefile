@@ -12,10 +12,11 @@ TORCH_INDEX ?=
 BIN         := $(VENV)/bin
 STAMP       := $(VENV)/.jarvis-installed
 NODE_STAMP  := mcserver/node_modules/.jarvis-installed
+BOT_STAMP   := jarvis/bridge/playerbot/node_modules/.jarvis-installed
 
 .PHONY: setup demo test bench eval corpus clean
 
-setup: $(STAMP) $(NODE_STAMP)
+setup: $(STAMP) $(NODE_STAMP) $(BOT_STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +28,11 @@ $(STAMP): pyproject.toml
 # The in-game demo's Minecraft server (flying-squid) and bot player (mineflayer), pinned by package-lock.json.
 $(NODE_STAMP): mcserver/package.json mcserver/package-lock.json
 	cd mcserver && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# The player-bot transport's client (jarvis serve --bot): mineflayer, pinned by its own package-lock.json.
+$(BOT_STAMP): jarvis/bridge/playerbot/package.json jarvis/bridge/playerbot/package-lock.json
+	cd jarvis/bridge/playerbot && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 # Main job on the bundled default, offline: see README "Quick start".
@@ -51,4 +57,4 @@ corpus: setup
 	$(BIN)/python -m wikis.samplewiki build-corpus
 
 clean:
-	rm -rf $(VENV) mcserver/node_modules .pytest_cache eval-report
+	rm -rf $(VENV) mcserver/node_modules jarvis/bridge/playerbot/node_modules .pytest_cache eval-report

@@ -220,19 +220,88 @@ def cmd_ask(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-def cmd_serve(args: argparse.Namespace, config: Config) -> int:
-    from jarvis.bridge import check_server, serve
-    from jarvis.pipeline import Jarvis
+def _bot_address(text: str) -> tuple[str, int | None]:
+    """argparse type for --bot: HOST, HOST:PORT or [IPv6]:PORT."""
+    host, port = text, None
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        if rest:
+            port = rest.removeprefix(":")
+    elif text.count(":") == 1:
+        host, port = text.split(":")
+    if not host:
+        raise argparse.ArgumentTypeError(f"no host in {text!r} (HOST or HOST:PORT)")
+    if port is not None:
+        port = _port(port)
+        if port == 0:
+            raise argparse.ArgumentTypeError("the game port cannot be 0")
+    return host, port
 
-    bridge = replace(config.bridge, mc_host=args.mc_host, mc_port=args.mc_port,
-                     connect_attempts=args.connect_attempts, dialect=args.mc_dialect)
-    check_server(bridge)  # fail fast, before loading anything heavy
+
+def _serve_settings(args: argparse.Namespace, config: Config) -> tuple[Config, str | None]:
+    """The settings serve runs with: defaults, the environment (Config.from_env), the --config file,
+    then the flags given on the command line (a flag overrides the file). Also the index directory."""
+    index = None
+    if args.config:
+        from jarvis.settings_file import load_settings_file
+
+        config, index = load_settings_file(Path(args.config), config)
+    bridge = config.bridge
+    flags = {"mc_host": args.mc_host, "mc_port": args.mc_port, "connect_attempts": args.connect_attempts,
+             "dialect": args.mc_dialect, "mc_token": args.mc_token}
+    bridge = replace(bridge, **{key: value for key, value in flags.items() if value is not None})
+    bot = config.bot
+    if args.bot:
+        host, port = args.bot
+        bot = replace(bot, host=host, port=port or bot.port)
+    flags = {"username": args.bot_username, "auth": args.bot_auth, "version": args.bot_version, "reply": args.reply}
+    bot = replace(bot, **{key: value for key, value in flags.items() if value is not None})
+    config = _log_settings(args, replace(config, bridge=bridge, bot=bot, reader=_reader_settings(args, config)))
+    if not (bot.host or bot.realm) and args.reply == "private":
+        raise JarvisError("--reply private needs the player bot (--bot HOST): the plugin API can only broadcast")
+    return config, args.index or index
+
+
+def cmd_serve(args: argparse.Namespace, config: Config) -> int:
+    from jarvis.bridge import check_bot, check_player_bot, check_server, check_token, serve
+    from jarvis.pipeline import Jarvis
+    from jarvis.privacy import load_salt
+
+    flags = argparse.Namespace(**vars(args))   # as given: a reload reads the file again under the same flags
+    config, index = _serve_settings(flags, config)
+    bot = config.bot if (config.bot.host or config.bot.realm) else None
+    check_token(config.bridge.mc_token)
+    if bot is not None:
+        check_bot(bot)
+    if index and not Path(index).is_dir():
+        raise JarvisError(f"index: {index}: no such index directory (build it: jarvis index --corpus FILE --index DIR)")
+    if args.check:
+        where = (f"the player bot, {bot.username} at {bot.realm or f'{bot.host}:{bot.port}'} ({bot.auth}), "
+                 f"replies {bot.reply}" if bot else
+                 f"the plugin API at {config.bridge.mc_host}:{config.bridge.mc_port} ({config.bridge.dialect})")
+        print(f"{args.config or 'settings'}: OK: serve would join {where}; index {index or 'the bundled corpus'}")
+        return 0
+    if bot is not None:
+        check_player_bot(config.bridge, bot)   # fail fast, before loading anything heavy
+    else:
+        check_server(config.bridge)
+    if index:
+        args.index = index
+
+    def reload():
+        fresh, fresh_index = _serve_settings(flags, Config.from_env())
+        others = [name for name in ("reader", "retrieval", "log") if getattr(fresh, name) != getattr(config, name)]
+        if fresh_index != index:
+            others.append("index")
+        return fresh.bridge, (fresh.bot if (fresh.bot.host or fresh.bot.realm) else None), others
+
     from jarvis.questionlog import open_question_log
 
-    config = _log_settings(args, replace(config, bridge=bridge, reader=_reader_settings(args, config)))
     question_log = open_question_log(config)
     with Jarvis.from_config(config, _index_dir(args, config)) as jarvis:
-        return serve(bridge, jarvis, max_questions=args.max_questions, question_log=question_log)
+        return serve(config.bridge, jarvis, max_questions=args.max_questions, bot=bot, salt=load_salt(config.home),
+                     log_player_names=config.log.player_names, profiles=config.home / "microsoft",
+                     reload=reload if args.config else None, question_log=question_log)
 
 
 def cmd_report(args: argparse.Namespace, config: Config) -> int:
@@ -415,20 +484,41 @@ def build_parser() -> argparse.ArgumentParser:
                    help='print {"answer", "score", "title", "reader", "seconds", "site", ...}')
     p.add_argument("--no-log", action="store_true", help="do not add the question to the question log")
 
-    p = sub("serve", cmd_serve, "run the in-game chat bridge (Minecraft Pi / RaspberryJuice API)", reader_opts)
-    p.add_argument("--mc-host", default=Config().bridge.mc_host, metavar="H", help="server host (default: %(default)s)")
-    p.add_argument("--mc-port", type=_port, default=Config().bridge.mc_port, metavar="P", help="API port (default: %(default)s)")
+    p = sub("serve", cmd_serve, "run the in-game chat bridge: the RaspberryJuice API, or a player bot (--bot)",
+            reader_opts)
+    p.add_argument("--config", metavar="FILE", default=None,
+                   help="settings file (TOML: [bridge], [bot], [reader], [retrieval] with the settings' names; "
+                        "flags override it; SIGHUP reloads it)")
+    p.add_argument("--check", action="store_true", help="check the settings (--config FILE and flags) and exit")
+    p.add_argument("--mc-host", default=None, metavar="H", help=f"server host (default: {Config().bridge.mc_host})")
+    p.add_argument("--mc-port", type=_port, default=None, metavar="P", help=f"API port (default: {Config().bridge.mc_port})")
+    p.add_argument("--mc-token", default=None, metavar="TOKEN",
+                   help="RaspberryJuice 2.x's auth-token (better: the environment variable JARVIS_MC_TOKEN)")
     p.add_argument("--index", metavar="DIR", help="index directory (default: the bundled corpus's)")
     p.add_argument("--max-questions", type=_positive, default=None, metavar="N", help="stop after answering N questions")
     p.add_argument("--no-log", action="store_true",
                    help="keep no question log (default: $JARVIS_HOME/log/questions.jsonl, players as salted hashes)")
     p.add_argument("--log-player-names", action="store_true",
-                   help="log player names as typed instead of salted hashes (personal data: tell your players)")
-    p.add_argument("--connect-attempts", type=int, default=Config().bridge.connect_attempts, metavar="N",
-                   help="tries to reach the server at start-up, 0 = forever (default: %(default)s)")
-    p.add_argument("--mc-dialect", choices=("auto", "upstream", "fork"), default=Config().bridge.dialect,
+                   help="name players as typed in the question log and the log lines, not by salted hashes "
+                        "(personal data: tell your players)")
+    p.add_argument("--connect-attempts", type=int, default=None, metavar="N",
+                   help=f"tries to reach the server at start-up, 0 = forever (default: {Config().bridge.connect_attempts})")
+    p.add_argument("--mc-dialect", choices=("auto", "upstream", "fork", "v2"), default=None,
                    help="the server plugin: upstream RaspberryJuice (Spigot/Bukkit up to 1.12), its fork for "
-                        "current Paper (RaspberryJuiceReload), or learned from its replies (default: %(default)s)")
+                        "current Paper (RaspberryJuiceReload), RaspberryJuice 2.x (current Paper, auth token), or "
+                        f"learned from its replies (default: {Config().bridge.dialect})")
+    p.add_argument("--bot", type=_bot_address, default=None, metavar="HOST[:PORT]",
+                   help="join the game server as a player instead (any Java server, no plugin needed; "
+                        f"port default {Config().bot.port})")
+    p.add_argument("--bot-username", default=None, metavar="NAME",
+                   help=f"the bot's player name, offline mode (default: {Config().bot.username})")
+    p.add_argument("--bot-auth", choices=("offline", "microsoft"), default=None,
+                   help="offline (online-mode=false servers) or microsoft (a device code to enter once; "
+                        f"the sign-in is cached under $JARVIS_HOME) (default: {Config().bot.auth})")
+    p.add_argument("--bot-version", default=None, metavar="V", help="game version to speak (default: ask the server)")
+    p.add_argument("--reply", choices=("same", "private", "public"), default=None,
+                   help="where the bot answers: a whisper by whisper and public chat in public (same), always by "
+                        f"whisper (private), always in public (public) (default: {Config().bot.reply})")
 
     p = sub("report", cmd_report, "summarise the question log: questions answered, unsure and unknown, latency, "
                                   "the questions left unanswered or marked wrong, the most-read pages")

@@ -1,7 +1,7 @@
 """All of Jarvis's configuration in one place.
 
 ``Config.from_env()`` resolves the defaults, the environment (``JARVIS_HOME``,
-``JARVIS_MODEL``) and the paths of the bundled data. The CLI builds one ``Config``
+``JARVIS_MODEL``, the secret ``JARVIS_MC_TOKEN``) and the paths of the bundled data. The CLI builds one ``Config``
 and passes it (or the settings inside it) down; no stage reads the environment.
 """
 from __future__ import annotations
@@ -147,6 +147,48 @@ class BridgeSettings:
     slow_after: float = 5.0
     dead_after: float = 0.0             # seconds without a reply before a live connection is given up (0: never)
     keepalive: float = 10.0             # TCP keepalive probe interval: a vanished host is found in ~4x this (0: off)
+    # RaspberryJuice 2.x's `auth-token` (its config.yml): sent as auth(<token>) before any other command.
+    # A secret: from the environment (JARVIS_MC_TOKEN) or --mc-token, never from a settings file, never logged.
+    mc_token: str = field(default="", repr=False)
+
+
+BOT_AUTHS = ("offline", "microsoft")
+REPLY_MODES = ("same", "private", "public")   # same: a whisper by whisper, public chat in public
+
+
+@dataclass(frozen=True)
+class BotSettings:
+    """The player-bot transport (jarvis/bridge/player.py): Jarvis joins the game server as a player."""
+
+    host: str = ""                      # the game server; "" = no bot (the RaspberryJuice API instead)
+    port: int = 25565
+    username: str = "Jarvis"            # offline mode: the name; microsoft: the account's own name is used
+    auth: str = "offline"               # "offline" (servers with online-mode=false) or "microsoft" (device code)
+    version: str = ""                   # the game version to speak ("": ask the server)
+    reply: str = "same"                 # REPLY_MODES: where an answer goes
+    whisper_command: str = "msg"        # how replies are whispered: /msg (vanilla, Essentials), /tell, /w
+    # Vanilla's chat limits: 256 characters a message (whisper command included); 2 messages an answer.
+    max_message: int = 256
+    max_messages: int = 2
+    # Its own send rate, under vanilla's spam kick (each message or command adds 20 to a counter that
+    # drops 1 a tick; over 200 kicks: a burst of 9, then 1 a second). Token bucket: burst, then the rate.
+    messages_per_second: float = 0.8
+    burst: int = 4
+    # Chat that arrives as plain system text (chat plugins, older servers): which lines are a player's
+    # public message or a whisper to the bot. Python regular expressions with the groups `name` and
+    # `message`, tried in order; `{me}` stands for the bot's own name. Vanilla's own chat and whispers
+    # arrive with their sender and type, and need no pattern.
+    public_patterns: tuple[str, ...] = (
+        r"^(?:[\[(][^\])]{1,32}[\])] ?)*<(?:[^<>]* )?(?P<name>[A-Za-z0-9_]{1,16})> (?P<message>.*)$",
+        r"^(?:[\[(][^\])]{1,32}[\])] ?)*(?P<name>[A-Za-z0-9_]{1,16}) ?(?::|»|>>) (?P<message>.*)$",
+    )
+    whisper_patterns: tuple[str, ...] = (
+        r"^(?P<name>[A-Za-z0-9_]{1,16}) whispers to you: (?P<message>.*)$",
+        r"^\[(?:[^\]]* )?(?P<name>[A-Za-z0-9_]{1,16}) -> (?:me|{me})\] (?P<message>.*)$",
+        r"^(?P<name>[A-Za-z0-9_]{1,16}) -> (?:me|{me}): (?P<message>.*)$",
+    )
+    join_timeout: float = 60.0          # seconds to join (microsoft sign-in: 15 minutes while a code waits)
+    realm: str = ""                     # a Realm's name: join it (microsoft sign-in) instead of host:port
 
 
 @dataclass(frozen=True)
@@ -157,8 +199,9 @@ class LogSettings:
     path: str = ""                      # "": $JARVIS_HOME/log/questions.jsonl
     max_bytes: int = 10_000_000         # the file is rotated before it grows past this
     backups: int = 5                    # rotated files kept: questions.jsonl.1 (newest) .. .5
-    # Player names are personal data: by default the log keeps a salted hash (jarvis/privacy.py);
-    # True keeps the names as typed, for an admin who has a reason to and says so to the players.
+    # Player names are personal data: by default the question log and serve's log lines keep a salted
+    # hash (jarvis/privacy.py); True keeps the names as typed, for an admin who has a reason to and
+    # says so to the players.
     player_names: bool = False
     feedback_window: float = 60.0       # seconds after an answer in which "jarvis, wrong" / "jarvis thanks" mark it
 
@@ -172,6 +215,7 @@ class Config:
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     reader: ReaderSettings = field(default_factory=ReaderSettings)
     bridge: BridgeSettings = field(default_factory=BridgeSettings)
+    bot: BotSettings = field(default_factory=BotSettings)
     log: LogSettings = field(default_factory=LogSettings)
     bundled_corpus: Path = BUNDLED_CORPUS
     questions: Path = DEFAULT_QUESTIONS
@@ -198,4 +242,6 @@ class Config:
         config = replace(config, reader=replace(config.reader, export_dir=str(config.home / "onnx")))
         if env.get("JARVIS_MODEL"):
             config = replace(config, reader=replace(config.reader, model=env["JARVIS_MODEL"]))
+        if env.get("JARVIS_MC_TOKEN"):
+            config = replace(config, bridge=replace(config.bridge, mc_token=env["JARVIS_MC_TOKEN"]))
         return config

@@ -74,11 +74,12 @@ class Child:
     def log_text(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace") if self.log_path.exists() else ""
 
-    def wait_for_log(self, pattern: re.Pattern, timeout: float) -> re.Match:
-        """The first match of ``pattern`` in the log; DemoError if the child exits or time runs out."""
+    def wait_for_log(self, pattern: re.Pattern, timeout: float, start: int = 0) -> re.Match:
+        """The first match of ``pattern`` in the log (from character ``start``); DemoError if the
+        child exits or time runs out."""
         deadline = time.monotonic() + timeout
         while True:
-            match = pattern.search(self.log_text())
+            match = pattern.search(self.log_text(), start)
             if match:
                 return match
             if self.process.poll() is not None:
@@ -103,11 +104,13 @@ class Child:
         return self.process.returncode
 
 
-def _spawn(name: str, command: Sequence[str], log_dir: Path, env: dict | None = None) -> Child:
+def _spawn(name: str, command: Sequence[str], log_dir: Path, env: dict | None = None, *,
+           console: bool = False) -> Child:
+    """A child with its output in ``log_dir/name.log``; ``console``: its stdin is a pipe (Child.process.stdin)."""
     log_path = log_dir / f"{name}.log"
-    with open(log_path, "wb") as log_file:
+    with open(log_path, "ab") as log_file:
         process = subprocess.Popen(list(command), stdout=log_file, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, env=env)
+                                   stdin=subprocess.PIPE if console else subprocess.DEVNULL, env=env)
     return Child(name, process, log_path)
 
 
@@ -126,9 +129,11 @@ class LocalMinecraft:
         node = node_executable()
         command = [node, str(MCSERVER_DIR / "server.js"), "--port", str(self.port), "--api-port", str(self.api_port),
                    "--max-seconds", str(int(self.max_seconds)), "--quiet", *self.server_args]
-        self.child = _spawn("mcserver", command, self.log_dir)
+        log_path = self.log_dir / "mcserver.log"
+        began = len(log_path.read_text(encoding="utf-8", errors="replace")) if log_path.exists() else 0
+        self.child = _spawn("mcserver", command, self.log_dir, console=True)   # appended to across restarts
         try:
-            match = self.child.wait_for_log(READY, timeout)
+            match = self.child.wait_for_log(READY, timeout, start=began)
         except BaseException:   # a caller whose `server = LocalMinecraft(...).start()` failed has nothing to stop
             self.child.stop()
             raise
@@ -139,11 +144,38 @@ class LocalMinecraft:
         if self.child is not None:
             self.child.stop()
 
+    def restart(self, timeout: float = 60.0) -> "LocalMinecraft":
+        """Stop the server and start it again on the same ports (players are disconnected)."""
+        self.stop()
+        return self.start(timeout)
 
-def start_jarvis(api_port: int, log_dir: Path, *, fallback: bool, index_dir: Path | None = None,
+    def console(self, command: str) -> None:
+        """A server console command, e.g. ``kick Jarvis`` (flying-squid reads them from stdin)."""
+        self.child.process.stdin.write(command.encode("utf-8") + b"\n")
+        self.child.process.stdin.flush()
+
+    def vanilla_events(self, event: str | None = None) -> list[dict]:
+        """What mcserver/vanilla_chat.js recorded: chat messages, commands and kicks, oldest first."""
+        found = []
+        for line in self.child.log_text().splitlines():
+            at = line.find("VANILLA {")   # flying-squid's console may put cursor codes before it
+            if at >= 0:
+                try:
+                    record = json.loads(line[at + len("VANILLA "):])
+                except json.JSONDecodeError:
+                    continue
+                if event is None or record.get("event") == event:
+                    found.append(record)
+        return found
+
+
+def start_jarvis(api_port: int | None, log_dir: Path, *, fallback: bool, index_dir: Path | None = None,
                  extra_args: Sequence[str] = (), env: dict | None = None, timeout: float = 300.0) -> Child:
-    """``jarvis serve`` against the local server; returns once it is polling the chat."""
-    command = [sys.executable, "-m", "jarvis", "serve", "-v", "--mc-host", "127.0.0.1", "--mc-port", str(api_port)]
+    """``jarvis serve`` against the local server (its chat API; None: ``extra_args`` say how, e.g.
+    ``--bot 127.0.0.1:PORT``); returns once it is polling the chat or has joined."""
+    command = [sys.executable, "-m", "jarvis", "serve", "-v"]
+    if api_port is not None:
+        command += ["--mc-host", "127.0.0.1", "--mc-port", str(api_port)]
     if fallback:
         command.append("--fallback")
     if index_dir is not None:
@@ -160,13 +192,20 @@ def start_jarvis(api_port: int, log_dir: Path, *, fallback: bool, index_dir: Pat
 
 def run_bot(game_port: int, questions: Sequence[str], *, players: int = 1, username: str = "Steve",
             interval: float = 3.5, reply_timeout: float = 30.0, max_seconds: float = 120.0,
-            spread: bool = False) -> Iterator[dict]:
-    """Run bot.js and yield its events (dicts, see mcserver/bot.js) as they happen."""
+            spread: bool = False, jarvis: str = "", listen: bool = False) -> Iterator[dict]:
+    """Run bot.js and yield its events (dicts, see mcserver/bot.js) as they happen.
+
+    ``jarvis``: Jarvis is the player of that name (the player-bot transport), not the chat API;
+    ``listen``: ask nothing, stay ``max_seconds`` and report the chat."""
     command = [node_executable(), str(MCSERVER_DIR / "bot.js"), "--port", str(game_port), "--json",
                "--username", username, "--players", str(players), "--interval", str(interval),
                "--reply-timeout", str(reply_timeout), "--max-seconds", str(int(max_seconds))]
     if spread:
         command.append("--spread")
+    if jarvis:
+        command += ["--jarvis", jarvis]
+    if listen:
+        command.append("--listen")
     for question in questions:
         command += ["--question", question]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -181,7 +220,7 @@ def run_bot(game_port: int, questions: Sequence[str], *, players: int = 1, usern
             except json.JSONDecodeError:
                 continue
         try:
-            process.wait(timeout=max_seconds)
+            process.wait(timeout=max_seconds + 10)
         except subprocess.TimeoutExpired:
             raise DemoError(f"the bot closed its output but did not exit within {max_seconds:g} s") from None
     finally:

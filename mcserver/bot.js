@@ -5,14 +5,23 @@
 //   node bot.js [--host 127.0.0.1] [--port 25565] [--username Steve] [--players 1]
 //               [--question "jarvis, what do cows drop?" ...] [--interval 3.5]
 //               [--reply-timeout 20] [--settle 1] [--max-seconds 90] [--spread] [--json]
+//               [--jarvis NAME] [--listen]
 //
 // Each question waits for Jarvis's first reply line addressed to this player
-// (`[Jarvis] <name>: ...`) or --reply-timeout; questions are at least --interval seconds
+// (`[Jarvis] <name>: ...` from the chat API; with --jarvis NAME, Jarvis is the player NAME:
+// `<NAME> <name>: ...` in public or `NAME whispers to you: ...`) or --reply-timeout. A question
+// may be a command: "/msg Jarvis how do I ..." whispers it. Questions are at least --interval seconds
 // apart (Jarvis rate-limits each player). --players N joins N bots (<username>1..N) that all
 // ask the same questions at the same time: a burst; with --spread the questions are dealt out
-// round-robin instead (player k asks questions k, k+N, ...). Output: the transcript as text, or with
-// --json one JSON object a line: {"t", "event": "chat"|"sent"|"reply"|"no_reply"|"done"|"error", ...}.
+// round-robin instead (player k asks questions k, k+N, ...). --listen asks nothing: the bot stays
+// until --max-seconds, printing the chat it sees. Output: the transcript as text, or with
+// --json one JSON object a line: {"t", "event": "chat"|"sent"|"reply"|"no_reply"|"done"|"error", ...}
+// ("reply" has "private": true for a whisper).
 // Exit status: 0 when every question got a reply, 1 when some did not, 2 when joining failed.
+//
+// mineflayer 4.25's chat plugin throws on a 1.21.4 server's player_chat packet (its chat type is a
+// registry holder, {chatType: id}, where the plugin expects the id): the id is put in its place
+// before the plugin sees the packet, as later mineflayer releases read it.
 'use strict'
 
 const { parseArgs } = require('util')
@@ -29,7 +38,9 @@ const { values: args } = parseArgs({
     settle: { type: 'string', default: '1' },
     'max-seconds': { type: 'string', default: '90' },
     spread: { type: 'boolean', default: false },
-    json: { type: 'boolean', default: false }
+    json: { type: 'boolean', default: false },
+    jarvis: { type: 'string', default: '' },
+    listen: { type: 'boolean', default: false }
   }
 })
 
@@ -70,12 +81,19 @@ function joinedBot (username, printChat) {
       host: args.host, port: Number(args.port), username, version: VERSION, auth: 'offline', hideErrors: true
     })
     bot.replyWaiters = []
+    bot._client.prependListener('playerChat', data => {
+      if (data.type && typeof data.type === 'object' && data.type.chatType != null) data.type = data.type.chatType
+    })
+    const jarvis = args.jarvis
     bot.on('messagestr', text => {
-      if (printChat) emit('chat', { text })
-      // `[Jarvis] Steve: ...`: a reply to this player
-      if (text.startsWith(`[Jarvis] ${username}:`)) {
+      if (printChat) emit('chat', { player: username, text })
+      let reply = null
+      if (!jarvis && text.startsWith(`[Jarvis] ${username}:`)) reply = { text, private: false }
+      if (jarvis && text.startsWith(`<${jarvis}> ${username}: `)) reply = { text, private: false }
+      if (jarvis && text.startsWith(`${jarvis} whispers to you: `)) reply = { text, private: true }
+      if (reply) {
         const waiter = bot.replyWaiters.shift()
-        if (waiter) waiter(text)
+        if (waiter) waiter(reply)
       }
     })
     bot.once('spawn', () => resolve(bot))
@@ -109,19 +127,19 @@ async function askAll (bot, username, questions) {
     lastSent = Date.now()
     bot.chat(question)
     emit('sent', { player: username, text: question })
-    const text = await reply
-    if (text === null) {
+    const got = await reply
+    if (got === null) {
       emit('no_reply', { player: username, question })
     } else {
       answered += 1
-      emit('reply', { player: username, question, text, latency_ms: Date.now() - lastSent })
+      emit('reply', { player: username, question, text: got.text, private: got.private, latency_ms: Date.now() - lastSent })
     }
   }
   return answered
 }
 
 async function main () {
-  setTimeout(() => finish(1, 'max-seconds'), Number(args['max-seconds']) * 1000).unref()
+  setTimeout(() => finish(args.listen ? 0 : 1, 'max-seconds'), Number(args['max-seconds']) * 1000).unref()
   const count = Math.max(1, Number(args.players))
   const names = count === 1 ? [args.username] : Array.from({ length: count }, (_, i) => `${args.username}${i + 1}`)
   let bots
@@ -132,6 +150,10 @@ async function main () {
     finish(2, 'join failed')
   }
   await sleep(500) // let the join messages pass
+  if (args.listen) {
+    await sleep(Number(args['max-seconds']) * 1000)
+    return
+  }
   const questionsOf = i => args.spread ? args.question.filter((_, q) => q % count === i) : args.question
   const answered = await Promise.all(bots.map((bot, i) => askAll(bot, names[i], questionsOf(i))))
   await sleep(Number(args.settle) * 1000) // the last reply may have more lines

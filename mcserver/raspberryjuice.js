@@ -1,7 +1,8 @@
 // A flying-squid plugin that speaks the chat subset of the Minecraft Pi / RaspberryJuice API on a
 // local TCP port, behaving as the real Bukkit plugins do (zhuowei/RaspberryJuice RemoteSession,
-// and with `dialect: 'fork'` its Paper fork RaspberryJuiceReload; docs/bridge.md cites the
-// functions), so that Jarvis is tested against what real servers do, not against a kinder idea:
+// with `dialect: 'fork'` its Paper fork RaspberryJuiceReload, with `dialect: 'v2'`
+// sakebomb/RaspberryJuice 2.x; docs/bridge.md cites the functions), so that Jarvis is tested
+// against what real servers do, not against a kinder idea:
 //
 // - Each connection queues the lines it receives; once per tick (50 ms) every queued line of every
 //   connection runs, in order, and its reply (if any) is written. A lag spike (`lag(seconds)`, or
@@ -21,15 +22,25 @@
 //   world.getPlayerIds()     id|id|... or Fail when nobody is online (both)
 //   anything else            Fail (no aliases: events.clearAll, world.getPlayerEntityIds do not exist)
 //
+// v2 (2.x, RemoteSession.handleLine/handleCommand/tryAuth/readBoundedLine) replies as upstream
+// does, except: a line without `(` or not ending in `)` answers Fail; only \n ends a line (\r is
+// dropped) and a line over 16384 characters closes the connection; entity.getName answers the
+// list name as plain text (colour codes gone) or nothing, also with nobody online. With `token`
+// set, auth(<token>) answers 1 (also when already authenticated, or with no token set), a wrong
+// token Fail, the third wrong one closes the connection, and every other command before a good
+// auth answers Fail. (The older plugins answer auth Fail: an unknown command.)
+//
 // Event buffers are per connection (a new connection starts empty), and bounded.
 // Settings (flying-squid `plugins` entry): { host: '127.0.0.1', port: 4711, maxEvents: 1000,
-//   dialect: 'upstream' | 'fork', failPollsEvery: 0, listNamePrefix: '' }.
+//   dialect: 'upstream' | 'fork' | 'v2', failPollsEvery: 0, listNamePrefix: '', token: '' }.
 'use strict'
 
 const net = require('net')
 
 const TICK_MS = 50
 const MAX_COMMANDS_PER_TICK = 9000 // RemoteSession.tick defers the rest to the next tick
+const MAX_LINE_LENGTH = 16384 // 2.x: RemoteSession.MAX_LINE_LENGTH
+const MAX_AUTH_FAILURES = 3 // 2.x: RemoteSession.MAX_AUTH_FAILURES
 const NO_REPLY = null
 
 class NoReply extends Error {} // thrown outside the command handler: the plugin sends nothing
@@ -46,10 +57,12 @@ module.exports.server = function (serv) {
   // flying-squid calls this with `this` = our plugin entry, whose .settings is our options object.
   const options = {
     host: '127.0.0.1', port: 4711, maxEvents: 1000, dialect: 'upstream', failPollsEvery: 0, listNamePrefix: '',
-    ...(this?.settings || {})
+    token: '', ...(this?.settings || {})
   }
-  if (!['upstream', 'fork'].includes(options.dialect)) throw new Error(`unknown dialect ${options.dialect}`)
+  if (!['upstream', 'fork', 'v2'].includes(options.dialect)) throw new Error(`unknown dialect ${options.dialect}`)
+  if (options.token && options.dialect !== 'v2') throw new Error('only RaspberryJuice 2.x (v2) has an auth token')
   const fork = options.dialect === 'fork'
+  const v2 = options.dialect === 'v2'
   const sessions = new Set()
   let polls = 0
   let lagUntil = 0
@@ -100,8 +113,10 @@ module.exports.server = function (serv) {
       case 'entity.getName': {
         if (!/^-?[0-9]+$/.test(args[0])) throw new Error('NumberFormatException')
         const player = playerById(args[0])
+        if (player && v2) return (options.listNamePrefix + player.username).replace(/\u00a7./g, '') // PlainText.plain
         if (player) return fork ? player.username : options.listNamePrefix + player.username
         if (fork) return 'Fail'
+        if (v2) return NO_REPLY // getEntity searches the worlds: null, even with nobody online
         if (!serv.players.length) throw new Error('NullPointerException') // no host player to search
         return NO_REPLY // upstream logs "not found in entity.getName" and sends nothing
       }
@@ -112,10 +127,31 @@ module.exports.server = function (serv) {
     }
   }
 
+  // 2.x's tryAuth: constant-time in the plugin (timing is not what is tested here)
+  function auth (session, args) {
+    if (session.authenticated) return '1'
+    if ((args[0] ?? '') === options.token) {
+      session.authenticated = true
+      return '1'
+    }
+    session.authFailures += 1
+    if (session.authFailures >= MAX_AUTH_FAILURES) {
+      serv.warn(`[raspberryjuice] closing an API connection after ${session.authFailures} failed auth attempts`)
+      session.closeAfterReply = true
+    }
+    return 'Fail'
+  }
+
   function handleLine (session, line) {
     const open = line.indexOf('(')
+    if (v2 && (open < 0 || !line.endsWith(')'))) {
+      serv.warn(`[raspberryjuice] ignoring malformed command: ${JSON.stringify(line.slice(0, 60))}`)
+      return 'Fail'
+    }
     if (open < 0 || open + 1 > line.length - 1) throw new NoReply(`cannot parse ${JSON.stringify(line.slice(0, 60))}`)
     const name = line.slice(0, open)
+    if (v2 && name === 'auth') return auth(session, javaSplit(line.slice(open + 1, -1)))
+    if (!session.authenticated) return 'Fail'
     try {
       return command(session, name, javaSplit(line.slice(open + 1, -1)))
     } catch (err) {
@@ -139,12 +175,17 @@ module.exports.server = function (serv) {
           continue
         }
         if (reply !== NO_REPLY) session.socket.write(reply + '\n')
+        if (session.closeAfterReply) {
+          session.socket.end()
+          sessions.delete(session)
+          break
+        }
       }
     }
   }, TICK_MS)
 
   const server = net.createServer(socket => {
-    const session = { chatEvents: [], buffer: '', lines: [], socket }
+    const session = { chatEvents: [], buffer: '', lines: [], socket, authenticated: !options.token, authFailures: 0 }
     sessions.add(session)
     socket.setEncoding('utf8')
     socket.setNoDelay(true)
@@ -152,6 +193,15 @@ module.exports.server = function (serv) {
     serv.info(`[raspberryjuice] API client connected from ${socket.remoteAddress}`)
     socket.on('data', chunk => {
       session.buffer += chunk
+      if (v2) { // readBoundedLine: only \n ends a line, \r is dropped, over MAX_LINE_LENGTH closes
+        const parts = session.buffer.split('\n')
+        session.buffer = parts.pop()
+        for (const line of parts) session.lines.push(line.replace(/\r/g, ''))
+        if (parts.some(line => line.length > MAX_LINE_LENGTH) || session.buffer.length > MAX_LINE_LENGTH) {
+          socket.destroy()
+        }
+        return
+      }
       // BufferedReader.readLine: \n, \r or \r\n end a line.
       let match
       while ((match = /\r\n|\r(?!$)|\n/.exec(session.buffer))) {

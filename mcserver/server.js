@@ -2,14 +2,20 @@
 // A small offline Minecraft Java server (flying-squid) with Jarvis's chat API plugin.
 //
 //   node server.js [--port 25565] [--host 127.0.0.1] [--api-port 4711] [--api-host 127.0.0.1]
-//                  [--api-dialect upstream|fork] [--api-fail-polls 0] [--api-list-prefix ''] [--lag-seconds 12]
+//                  [--api-dialect upstream|fork|v2] [--api-token T] [--api-fail-polls 0] [--api-list-prefix '']
+//                  [--lag-seconds 12]
 //                  [--max-seconds 0] [--quiet]
 //
-// The chat API plugin (raspberryjuice.js) behaves like RaspberryJuice (--api-dialect upstream) or
-// its Paper fork RaspberryJuiceReload (fork); --api-fail-polls N answers Fail to one chat poll in N;
+// The chat API plugin (raspberryjuice.js) behaves like RaspberryJuice (--api-dialect upstream),
+// its Paper fork RaspberryJuiceReload (fork) or RaspberryJuice 2.x (v2; --api-token sets its
+// auth-token, also read from $MCSERVER_API_TOKEN); --api-fail-polls N answers Fail to one chat poll in N;
 // --api-list-prefix decorates the tab-list names entity.getName returns (upstream), e.g. '§7[Member] §f'.
 // SIGUSR2 starts a lag spike of --lag-seconds: the plugin runs no command and answers nothing
 // for that long, while chat keeps being recorded (as a Bukkit server whose main thread stalls).
+//
+// Chat is vanilla's (vanilla_chat.js): player_chat packets, /msg /tell /w with vanilla's formats,
+// the spam kick, illegal characters; each message, command and kick is one `VANILLA {...}` line
+// on stdout. Console commands are read from stdin, one a line (flying-squid's console: `kick NAME`).
 //
 // Minecraft Java VERSION below (join with a client of exactly that version), offline mode
 // (no Mojang account or session lookups), a small flat in-memory world (nothing written to
@@ -29,6 +35,7 @@ const { values: args } = parseArgs({
     'api-port': { type: 'string', default: '4711' },
     'api-host': { type: 'string', default: '127.0.0.1' },
     'api-dialect': { type: 'string', default: 'upstream' },
+    'api-token': { type: 'string', default: process.env.MCSERVER_API_TOKEN || '' },
     'api-fail-polls': { type: 'string', default: '0' },
     'api-list-prefix': { type: 'string', default: '' },
     'lag-seconds': { type: 'string', default: '12' },
@@ -59,10 +66,12 @@ const serv = flyingSquid.createMCServer({
   generation: { name: 'superflat', options: { worldHeight: 80 } },
   kickTimeout: 10000,
   plugins: {
+    [path.join(__dirname, 'vanilla_chat.js')]: {},
     [path.join(__dirname, 'raspberryjuice.js')]: {
       host: args['api-host'],
       port: Number(args['api-port']),
       dialect: args['api-dialect'],
+      token: args['api-token'],
       failPollsEvery: Number(args['api-fail-polls']),
       listNamePrefix: args['api-list-prefix']
     }

@@ -1,6 +1,7 @@
 """A stand-in Minecraft server for the bridge tests: the RaspberryJuice chat API on real sockets,
-behaving as the real plugins do (zhuowei/RaspberryJuice ``RemoteSession`` and its Paper fork
-RaspberryJuiceReload; docs/bridge.md cites the functions), never kinder:
+behaving as the real plugins do (zhuowei/RaspberryJuice ``RemoteSession``, its Paper fork
+RaspberryJuiceReload, and sakebomb/RaspberryJuice 2.x; docs/bridge.md cites the functions),
+never kinder:
 
 - A reader thread per connection queues each line; a tick thread (the server's main thread)
   runs every queued line of every connection once per tick (``tick`` seconds, 50 ms as in
@@ -20,16 +21,26 @@ RaspberryJuiceReload; docs/bridge.md cites the functions), never kinder:
   cannot find, ``Fail`` when nobody is online; chat events verbatim.
   dialect ``fork``: ``Success`` to ``chat.post`` and ``events.clear``; ``entity.getName``
   answers the plain name or ``Fail``; ``|`` and ``,`` inside chat events sent as ``\\|`` ``\\,``.
+- dialect ``v2`` (2.x, ``RemoteSession.handleLine``/``handleCommand``/``tryAuth``): upstream's
+  replies, except that a line without ``(`` or not ending in ``)`` answers ``Fail``, only ``\n``
+  ends a line (``\r`` is dropped: ``readBoundedLine``), a line over 16,384 characters closes the
+  connection, and ``entity.getName`` answers the tab-list name as plain text (colour codes gone,
+  rank prefixes kept) or nothing, also with nobody online. With ``token`` set, ``auth(<token>)``
+  answers ``1`` (also once authenticated, and without a token set), a wrong one ``Fail``, and the
+  third wrong one closes the connection; every other command before a good ``auth`` answers
+  ``Fail``, ``events.clear`` and ``chat.post`` included.
 - ``world.getPlayerIds`` answers ``id|id|...`` or ``Fail`` when nobody is online.
 - Chat events are kept per connection (a new connection starts empty; ``events.clear`` empties it).
 
 Tests drive it from outside: :meth:`say` (a player chats), :meth:`lag`, :meth:`fail_next`,
 :meth:`leave`, :meth:`drop_clients` (the server drops the connection), :meth:`drop_at_next`
 (it drops it upon a given command), :meth:`go_silent` (the main thread hangs for good). It
-records every line it receives, so tests can check that nothing but chat lines ever arrived.
+records every line it receives (and, per connection, in ``session_lines``), so tests can check
+that nothing but chat lines ever arrived, and that ``auth`` came first.
 """
 from __future__ import annotations
 
+import re
 import socket
 import threading
 import time
@@ -37,7 +48,11 @@ from collections import deque
 from dataclasses import dataclass, field
 
 CHAT_COMMANDS = {"chat.post", "events.clear", "events.chat.posts", "entity.getName", "world.getPlayerIds"}
+DIALECTS = ("upstream", "fork", "v2")
 MAX_COMMANDS_PER_TICK = 9000   # RemoteSession.tick defers the rest to the next tick
+MAX_LINE_LENGTH = 16384        # 2.x: RemoteSession.MAX_LINE_LENGTH, a longer line closes the connection
+MAX_AUTH_FAILURES = 3          # 2.x: RemoteSession.MAX_AUTH_FAILURES
+_COLOUR_CODE = re.compile("\u00a7.", re.DOTALL)
 
 
 @dataclass
@@ -57,14 +72,22 @@ class _Session:
     events: deque = field(default_factory=deque)         # (entity id, message, key)
     silent: bool = False
     closed: bool = False
+    authenticated: bool = True
+    auth_failures: int = 0
+    received: list = field(default_factory=list)         # every line of this connection, as received
 
 
 class RaspberryJuiceDouble:
     def __init__(self, players: dict[int, str | Player] | None = None, *, dialect: str = "upstream",
-                 tick: float = 0.05, fail_polls_every: int = 0) -> None:
-        if dialect not in ("upstream", "fork"):
+                 tick: float = 0.05, fail_polls_every: int = 0, token: str = "") -> None:
+        if dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r}")
+        if token and dialect != "v2":
+            raise ValueError("only RaspberryJuice 2.x (dialect v2) has an auth token")
         self.dialect = dialect
+        self.token = token
+        self.session_lines: list[list[str]] = []   # per connection, every line received, in order
+        self.auth_lines = 0                        # auth(...) lines received, all connections
         self.players = {pid: p if isinstance(p, Player) else Player(p) for pid, p in (players or {}).items()}
         self.tick = tick
         self.fail_polls_every = fail_polls_every
@@ -169,6 +192,13 @@ class RaspberryJuiceDouble:
     def wait_for_clients(self, count: int = 1, timeout: float = 20.0) -> bool:
         return self.wait_for(lambda: len(self._sessions) >= count and self.connections >= count, timeout)
 
+    def polled_on(self, connection: int) -> bool:
+        """Whether the ``connection``-th connection (from 1) has polled the chat: from then on, chat
+        said reaches it. (`jarvis serve` checks the server with a first session, then serves on a second.)"""
+        with self._changed:
+            return len(self.session_lines) >= connection and any(
+                line.startswith("events.chat.posts(") for line in self.session_lines[connection - 1])
+
     def posts_snapshot(self) -> list[str]:
         with self._changed:
             return list(self.posts)
@@ -197,8 +227,9 @@ class RaspberryJuiceDouble:
             except OSError:
                 return
             sock.settimeout(None)
-            session = _Session(sock)
+            session = _Session(sock, authenticated=not self.token)
             with self._changed:
+                self.session_lines.append(session.received)
                 self._sessions.append(session)
                 self.connections += 1
                 self._changed.notify_all()
@@ -221,6 +252,11 @@ class RaspberryJuiceDouble:
                 _close(session.sock)
                 return
             buffer += data
+            if self.dialect == "v2":
+                if self._read_v2_lines(session, buffer.split(b"\n")):
+                    return
+                buffer = buffer[buffer.rfind(b"\n") + 1:]
+                continue
             with self._changed:
                 while True:
                     ends = [i for i in (buffer.find(b"\n"), buffer.find(b"\r")) if i >= 0]
@@ -232,6 +268,25 @@ class RaspberryJuiceDouble:
                     width = 2 if buffer[end:end + 2] == b"\r\n" else 1
                     session.lines.append(buffer[:end])
                     buffer = buffer[end + width:]
+
+    def _read_v2_lines(self, session: _Session, parts: list[bytes]) -> bool:
+        """2.x's readBoundedLine: only \\n ends a line, \\r is dropped; True when the line cap closed it."""
+        *lines, rest = parts
+        with self._changed:
+            for line in lines:
+                session.lines.append(line.replace(b"\r", b""))
+        if any(len(line) > MAX_LINE_LENGTH for line in lines) or len(rest) > MAX_LINE_LENGTH:
+            self._drop(session)
+            return True
+        return False
+
+    def _drop(self, session: _Session) -> None:
+        with self._changed:
+            session.closed = True
+            if session in self._sessions:
+                self._sessions.remove(session)
+            self._changed.notify_all()
+        _close(session.sock)
 
     def _tick_loop(self) -> None:
         """The TickHandler: once per tick, every queued line of every connection, replies in order."""
@@ -252,7 +307,12 @@ class RaspberryJuiceDouble:
     def _handle_line(self, session: _Session, raw: bytes) -> None:
         line = raw.decode("utf-8", errors="replace")
         self.lines.append(raw)
+        session.received.append(line)
         open_at = line.find("(")
+        if self.dialect == "v2" and (open_at < 0 or not line.endswith(")")):
+            self.commands.append(line if open_at < 0 else line[:open_at])   # 2.x: "Ignoring malformed command"
+            self._reply(session, "Fail", line[:open_at] if open_at >= 0 else line)
+            return
         # handleLine: substring(0, indexOf("(")) and substring(indexOf("(") + 1, length - 1), outside the try.
         if open_at < 0 or open_at + 1 > len(line) - 1:
             self.commands.append(line if open_at < 0 else line[:open_at])
@@ -260,6 +320,13 @@ class RaspberryJuiceDouble:
             return
         name, args = line[:open_at], _java_split(line[open_at + 1:-1])
         self.commands.append(name)
+        self.auth_lines += name == "auth"
+        if self.dialect == "v2" and name == "auth":   # handleCommand: auth first, then the gate
+            self._auth(session, args)
+            return
+        if not session.authenticated:
+            self._reply(session, "Fail", name)
+            return
         if name == self._drop_at:
             self._drop_at = None
             session.closed = True
@@ -271,13 +338,31 @@ class RaspberryJuiceDouble:
             reply = self._command(session, name, args)
         except Exception:  # noqa: BLE001 - handleCommand's catch: any exception is answered Fail
             reply = "Fail"
+        if reply is not None:
+            self._reply(session, reply, name)
+
+    def _reply(self, session: _Session, reply: str, name: str) -> None:
         if reply == "Fail":
             self.failed.append(name)
-        if reply is not None:
-            self._send(session, reply)
+        self._send(session, reply)
+
+    def _auth(self, session: _Session, args: list[str]) -> None:
+        """RemoteSession.tryAuth: constant-time compare; the third failure closes the connection."""
+        if session.authenticated:
+            self._send(session, "1")
+            return
+        if (args[0] if args else "") == self.token:
+            session.authenticated = True
+            self._send(session, "1")
+            return
+        session.auth_failures += 1
+        self._reply(session, "Fail", "auth")
+        if session.auth_failures >= MAX_AUTH_FAILURES:
+            self._drop(session)
 
     def _command(self, session: _Session, name: str, args: list[str]) -> str | None:
         fork = self.dialect == "fork"
+        v2 = self.dialect == "v2"
         if name in self._reply_next:
             return self._reply_next.pop(name)
         if self._fail_next.get(name):
@@ -285,6 +370,8 @@ class RaspberryJuiceDouble:
             raise RuntimeError("injected")
         if name == "events.chat.posts":
             self.polls += 1
+            # upstream's unlocked ArrayDeque; the fork and 2.x cannot fail here, but injecting it
+            # into them too keeps the bridge's tests strict.
             if self.fail_polls_every and self.polls % self.fail_polls_every == 0:
                 raise RuntimeError("ConcurrentModificationException")   # the queue is left as it was
             events, session.events = list(session.events), deque()
@@ -306,9 +393,13 @@ class RaspberryJuiceDouble:
             entity_id = int(args[0])           # NumberFormatException -> Fail
             player = self.players.get(entity_id)
             if player is not None:
+                if v2:   # PlainText.plain(p.playerListName()): the list name without its colour codes
+                    return _COLOUR_CODE.sub("", player.tab_list_name)
                 return player.name if fork else player.tab_list_name
             if fork:
                 return "Fail"
+            if v2:
+                return None   # RaspberryJuicePlugin.getEntity searches the worlds: null, no reply, even with nobody online
             if not self.players:
                 raise RuntimeError("NullPointerException (no host player)")
             return None   # upstream logs "not found in entity.getName" and sends nothing

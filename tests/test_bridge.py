@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 from mcpi.util import flatten_parameters_to_bytestring
 
-from jarvis.bridge import (FORK, PREFIX, UPSTREAM, Bridge, BridgeError, ChatClient, ChatPost,
+from jarvis.bridge import (FORK, PREFIX, UPSTREAM, V2, AuthRefused, Bridge, BridgeError, ChatClient, ChatPost,
                            ConnectionLost, addressed_question, answer_lines, chat_line, chat_safe, parse_chat_posts,
                            plain_player_name, reply_lines)
 from jarvis.config import BridgeSettings
@@ -105,7 +105,7 @@ class RunningBridge:
         assert self.error is None, self.error
 
 
-@pytest.fixture(params=[UPSTREAM, FORK])
+@pytest.fixture(params=[UPSTREAM, FORK, V2])
 def double(request):
     with RaspberryJuiceDouble(PLAYERS, dialect=request.param) as server:
         yield server
@@ -124,15 +124,34 @@ def start_bridge(double):
         bridge.stop()
 
 
+@pytest.fixture
+def start_bridge_on():
+    """Like start_bridge, for a double the test makes itself: ``start_bridge_on(double, answerer, **settings)``."""
+    running: list[RunningBridge] = []
+
+    def start(server, answerer, **overrides) -> RunningBridge:
+        running.append(RunningBridge(server, answerer, **overrides))
+        return running[-1]
+
+    yield start
+    for bridge in running:
+        if bridge.thread.is_alive() or bridge.error is not None:
+            bridge.stop()
+
+
 def replies_to(posts: list[str], player: str) -> list[str]:
     return [p for p in posts if p.startswith(f"{PREFIX}{player}:")]
 
 
 def assert_only_chat_lines(double: RaspberryJuiceDouble) -> None:
-    """Every line the server ever received is a command the bridge meant to send, one per line."""
-    assert set(double.commands) <= {"chat.post", "events.clear", "events.chat.posts", "entity.getName",
+    """Every line the server ever received is a command the bridge meant to send, one per line;
+    every connection opened with auth (and only one)."""
+    assert set(double.commands) <= {"auth", "chat.post", "events.clear", "events.chat.posts", "entity.getName",
                                     "world.getPlayerIds"}
     assert not double.exceptions          # no line the server could not parse
+    for lines in double.session_lines:
+        assert not lines or lines[0].startswith("auth(")
+        assert sum(line.startswith("auth(") for line in lines) <= 1
     for raw in double.lines:
         text = raw.decode("utf-8")
         assert "\r" not in text
@@ -305,19 +324,35 @@ def test_player_names_lose_colour_codes_and_rank_prefixes(list_name, name):
 # --------------------------------------------------------------------------- the double is as strict as the plugin
 
 
-@pytest.mark.parametrize("dialect", [UPSTREAM, FORK])
+@pytest.mark.parametrize("dialect", [UPSTREAM, FORK, V2])
 def test_double_replies_like_the_plugin(dialect):
     with RaspberryJuiceDouble(PLAYERS, dialect=dialect) as server:
         replies = raw_exchange(server.port, b"no parenthesis\nevents.clearAll()\nchat.post(hi,,)\nchat.post(,)\n"
                                              b"events.clear()\nentity.getName(1)\nentity.getName(9)\n"
-                                             b"world.getPlayerEntityIds()\nworld.getPlayerIds()\n",
-                                 5 if dialect == UPSTREAM else 8)
+                                             b"world.getPlayerEntityIds()\nworld.getPlayerIds()\nauth()\n",
+                                 {UPSTREAM: 6, FORK: 9, V2: 7}[dialect])
         assert server.posts[0] == "hi"                      # Java's split dropped the trailing commas
-        assert server.exceptions == ["no parenthesis"]       # threw before dispatch: no reply
-    if dialect == UPSTREAM:   # clearAll, chat.post(,) Fail; clear, post, unknown entity: nothing
-        assert replies == [b"Fail", b"Fail", "\u00a7c[Admin] \u00a7fSteve".encode(), b"Fail", b"1|2"]
-    else:
-        assert replies == [b"Fail", b"Success", b"Success", b"Success", b"Steve", b"Fail", b"Fail", b"1|2"]
+        # upstream and the fork throw before dispatch (no reply); 2.x answers Fail
+        assert server.exceptions == ([] if dialect == V2 else ["no parenthesis"])
+    if dialect == UPSTREAM:   # clearAll, chat.post(,), auth Fail; clear, post, unknown entity: nothing
+        assert replies == [b"Fail", b"Fail", "\u00a7c[Admin] \u00a7fSteve".encode(), b"Fail", b"1|2", b"Fail"]
+    elif dialect == FORK:
+        assert replies == [b"Fail", b"Success", b"Success", b"Success", b"Steve", b"Fail", b"Fail", b"1|2", b"Fail"]
+    else:                     # the list name as plain text; auth without a token set: 1
+        assert replies == [b"Fail", b"Fail", b"Fail", b"[Admin] Steve", b"Fail", b"1|2", b"1"]
+
+
+def test_v2_double_refuses_everything_before_auth_and_closes_after_three_bad_tokens():
+    """RemoteSession.handleCommand/tryAuth of RaspberryJuice 2.x, byte for byte."""
+    with RaspberryJuiceDouble(PLAYERS, dialect=V2, token="s3cret") as server:
+        replies = raw_exchange(server.port, b"events.clear()\nchat.post(hi)\nworld.getPlayerIds()\nauth(nope)\n"
+                                             b"auth(s3cret)\nauth(s3cret)\nworld.getPlayerIds()\nbad line\n"
+                                             b"chat.post(a\rb)\nevents.clear()\n", 8)
+        assert replies == [b"Fail", b"Fail", b"Fail", b"Fail", b"1", b"1", b"1|2", b"Fail"]
+        assert server.posts == ["ab"]                          # \r is dropped, not a line end; no post before auth
+        locked = raw_exchange(server.port, b"auth(a)\nauth(b)\nauth(c)\nworld.getPlayerIds()\n", 3)
+        assert locked == [b"Fail", b"Fail", b"Fail"]           # the third bad token closed the connection
+        assert server.wait_for(lambda: server.connections == 2 and not server._sessions, timeout=5)
 
 
 def test_double_answers_once_per_tick_and_not_during_a_lag_spike():
@@ -672,7 +707,7 @@ def test_chat_typed_during_a_lag_spike_is_answered_after_it(double, start_bridge
     assert_only_chat_lines(double)
 
 
-@pytest.mark.parametrize("configured", ["auto", UPSTREAM, FORK])
+@pytest.mark.parametrize("configured", ["auto", UPSTREAM, FORK, V2])
 def test_dialect_configured_or_learned_and_corrected_when_wrong(double, start_bridge, configured):
     running = start_bridge(RecordingAnswerer(), dialect=configured)
     for i in range(3):
@@ -706,7 +741,7 @@ def test_serve_answers_everything_through_fail_and_a_lag_spike(dialect, bundled_
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                    env={**os.environ, "JARVIS_HOME": str(tmp_path)})
         try:
-            assert server.wait_for(lambda: "events.chat.posts" in server.commands, timeout=120), "serve never polled"
+            assert server.wait_for(lambda: server.polled_on(2), timeout=120), "serve never polled"
 
             def ask(indices):
                 for i in indices:
@@ -740,7 +775,8 @@ def test_serve_answers_everything_through_fail_and_a_lag_spike(dialect, bundled_
     assert int(stopped["failed_polls"]) >= 1 and int(stopped["stalls"]) >= 1
     assert stopped["disconnects"] == "0" and stopped["errors"] == "0"
     assert f'event=dialect dialect="{dialect}"' in stderr
-    assert server.failed and set(server.failed) == {"events.chat.posts"}
+    assert server.failed and set(server.failed) == {"events.chat.posts", "auth"}   # auth: unknown to these plugins
+    assert server.failed.count("auth") == server.auth_lines == server.connections
     assert_only_chat_lines(server)
 
 
@@ -773,3 +809,122 @@ def test_a_bug_in_the_poller_is_logged_and_survived(double, start_bridge, monkey
     assert double.wait_for(lambda: replies_to(double.posts, "Steve"))
     assert running.bridge.stats.errors == 1 and running.bridge.stats.reconnects == 1
     assert running.thread.is_alive()
+
+
+# --------------------------------------------------------------------------- RaspberryJuice 2.x: the auth token
+
+
+def test_nobody_online_a_name_lookup_neither_hangs_nor_desynchronizes(double, start_bridge):
+    """upstream answers Fail, the fork Fail, 2.x nothing at all: the bridge expects each."""
+    running = start_bridge(RecordingAnswerer())
+    with double._changed:
+        double.players.clear()                       # the asker left before the name lookup
+        double.say(7, "jarvis, anyone here?")
+    assert double.wait_for(lambda: double.posts)
+    double.players[2] = Player("Alex")
+    double.say(2, "jarvis, and now?")
+    assert double.wait_for(lambda: len(double.posts) == 2)
+    assert double.posts == ["[Jarvis] answer to anyone here? (source: Cow)",
+                            "[Jarvis] Alex: answer to and now? (source: Cow)"]
+    assert running.bridge.stats.disconnects == 0 and running.bridge.stats.stalls == 0
+
+
+def test_token_server_six_of_six_answered_and_nothing_before_auth(start_bridge_on):
+    with RaspberryJuiceDouble(PLAYERS, dialect=V2, token="s3cret-t0ken") as server:
+        running = start_bridge_on(server, RecordingAnswerer(), mc_token="s3cret-t0ken")
+        for i in range(6):
+            server.say(1 + i % 2, f"jarvis, question {i}")
+            if i == 2:
+                assert server.wait_for(lambda: len(server.posts) == 3)
+                server.drop_clients()                 # a reconnection authenticates again, first
+                assert server.wait_for(lambda: len(server.session_lines) == 2
+                                       and "events.chat.posts()" in server.session_lines[1])
+        assert server.wait_for(lambda: sum("answer to question" in p for p in server.posts) == 6)
+        assert running.bridge.stats.reconnects == 1 and running.bridge._client.dialect == V2
+        assert all(lines[0] == "auth(s3cret-t0ken)" for lines in server.session_lines)
+        assert server.auth_lines == server.connections == 2 and "auth" not in server.failed
+        assert_only_chat_lines(server)
+
+
+@pytest.mark.parametrize("token, needs", [("wrong", "--mc-token or JARVIS_MC_TOKEN"), ("", "set JARVIS_MC_TOKEN")])
+def test_a_refused_token_stops_the_bridge_with_one_attempt(token, needs):
+    with RaspberryJuiceDouble(PLAYERS, dialect=V2, token="s3cret") as server:
+        bridge = Bridge(replace(FAST, mc_port=server.port, mc_token=token), RecordingAnswerer())
+        with pytest.raises(AuthRefused) as info:
+            bridge.run()
+        assert needs in str(info.value) and "s3cret" not in str(info.value)
+        assert info.value.user_error
+        assert server.connections == 1 and server.auth_lines == 1    # auth() goes first, token or none
+        assert server.polls == 0 and not server.posts        # nothing ever passed the plugin's gate
+
+
+def test_a_token_changed_on_the_server_stops_the_bridge_at_the_reconnection(start_bridge_on):
+    with RaspberryJuiceDouble(PLAYERS, dialect=V2, token="old") as server:
+        running = start_bridge_on(server, RecordingAnswerer(), mc_token="old")
+        server.token = "new"
+        server.drop_clients()
+        running.thread.join(timeout=20)
+        assert not running.thread.is_alive() and isinstance(running.error, AuthRefused)
+        running.error = None
+        assert server.auth_lines == 2 and server.connections == 2   # one try on the new connection, no retry
+
+
+@pytest.mark.parametrize("dialect", [UPSTREAM, FORK])
+def test_a_token_for_a_plugin_without_auth_is_not_used_and_says_so(dialect, start_bridge_on, caplog):
+    with RaspberryJuiceDouble(PLAYERS, dialect=dialect) as server:
+        with caplog.at_level("WARNING", logger="jarvis.bridge.connection"):
+            start_bridge_on(server, RecordingAnswerer(), mc_token="unused")
+        server.say(1, "jarvis, hello")
+        assert server.wait_for(lambda: server.posts)
+        assert server.posts == ["[Jarvis] Steve: answer to hello (source: Cow)"]
+    assert "event=auth_unused" in caplog.text and "unused" not in caplog.text.replace("auth_unused", "")
+
+
+@pytest.mark.parametrize("token", ["a,b", "line\nbreak", " padded"])
+def test_a_token_the_plugin_could_never_accept_is_a_user_error(token):
+    with pytest.raises(BridgeError) as info:
+        Bridge(replace(FAST, mc_token=token), RecordingAnswerer())
+    assert "API token" in str(info.value) and token not in str(info.value)
+
+
+@pytest.mark.parametrize("token", ["", "wrong"])
+def test_serve_with_a_refused_token_exits_non_zero_naming_the_token(token, tmp_path):
+    """The issue's check: `jarvis serve` against 2.x with a token set: one clear line, exit != 0, <= 3 tries."""
+    with RaspberryJuiceDouble(PLAYERS, dialect=V2, token="right") as server:
+        env = {**os.environ, "JARVIS_HOME": str(tmp_path), "JARVIS_MC_TOKEN": token}
+        result = subprocess.run([sys.executable, "-m", "jarvis", "serve", "--fallback", "--mc-host", "127.0.0.1",
+                                 "--mc-port", str(server.port)], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("jarvis serve: error: ")
+    assert "JARVIS_MC_TOKEN" in lines[0] and "right" not in result.stderr
+    assert server.auth_lines == 1 and server.connections == 1
+
+
+def test_serve_with_the_token_answers_six_of_six(bundled_index, tmp_path):
+    questions = ["what do cows drop?", "how do you craft tnt?", "where do witches spawn?",
+                 "how long is a minecraft day?", "what is a creeper?", "how do you make an eye of ender?"]
+    players = {10 + i: Player(f"Player{i}", f"\u00a77[Member] \u00a7fPlayer{i}") for i in range(6)}
+    with RaspberryJuiceDouble(players, dialect=V2, token="classroom-42") as server:
+        env = {**os.environ, "JARVIS_HOME": str(tmp_path), "JARVIS_MC_TOKEN": "classroom-42"}
+        process = subprocess.Popen([sys.executable, "-m", "jarvis", "serve", "-v", "--fallback", "--mc-host", "127.0.0.1",
+                                    "--mc-port", str(server.port), "--index", str(bundled_index)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            assert server.wait_for(lambda: server.polled_on(2), timeout=120), "serve never polled"
+            for i, question in enumerate(questions):
+                server.say(10 + i, f"jarvis, {question}")
+            assert server.wait_for(lambda: all(replies_to(server.posts, f"Player{i}") for i in range(6)), timeout=120)
+            process.terminate()
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+    assert process.returncode == 0, stderr
+    assert all(len(replies_to(server.posts, f"Player{i}")) == 1 for i in range(6))
+    # serve checked the server once before loading, then opened its own session: each began with auth
+    assert [lines[0] for lines in server.session_lines] == ["auth(classroom-42)"] * server.connections
+    assert server.failed == [] and "classroom-42" not in stderr
+    assert 'event=dialect dialect="v2"' in stderr
+    assert_only_chat_lines(server)

@@ -1,8 +1,8 @@
 """End to end in a real Minecraft server: flying-squid + chat API plugin + `jarvis serve` + a mineflayer bot.
 
-The plugin (mcserver/raspberryjuice.js) behaves like RaspberryJuice or its Paper fork: replies once
-per tick, Fail, lag spikes (SIGUSR2), decorated tab-list names. Both dialects run, with Fail on one
-chat poll in six and a 12 s lag spike during which a question is typed.
+The plugin (mcserver/raspberryjuice.js) behaves like RaspberryJuice, its Paper fork or 2.x (with an
+auth token): replies once per tick, Fail, lag spikes (SIGUSR2), decorated tab-list names. Every
+dialect runs, with Fail on one chat poll in six and a 12 s lag spike during which a question is typed.
 Needs Node.js and mcserver/node_modules (`make setup`); skipped with the reason otherwise.
 """
 from __future__ import annotations
@@ -29,33 +29,42 @@ def node():
         pytest.skip(f"end-to-end Minecraft test needs Node.js and mcserver/node_modules: {exc}")
 
 
-# Nobody online: upstream's entity.getName throws (no host player) -> Fail, like the fork's.
+# Nobody online: upstream's entity.getName throws (no host player) -> Fail, like the fork's; 2.x
+# sends nothing, and answers Fail to the malformed lines the others drop.
 RAW = (b"no parenthesis\nevents.clearAll()\nchat.post(hi,,)\nchat.post(,)\nevents.clear()\nentity.getName(1)\n"
-       b"world.getPlayerEntityIds()\nworld.getPlayerIds()\nevents.chat.posts(\n")
-EXPECTED = {"upstream": [b"Fail"] * 5, "fork": [b"Fail", b"Success", b"Success", b"Success", b"Fail", b"Fail", b"Fail"]}
+       b"world.getPlayerEntityIds()\nworld.getPlayerIds()\nevents.chat.posts(\nauth()\n")
+TOKEN_RAW = b"world.getPlayerIds()\nauth(wrong)\nauth(tok)\n" + RAW
+EXPECTED = {"upstream": [b"Fail"] * 6,
+            "fork": [b"Fail", b"Success", b"Success", b"Success", b"Fail", b"Fail", b"Fail", b"Fail"],
+            "v2": [b"Fail"] * 6 + [b"1"],
+            "v2+token": [b"Fail", b"Fail", b"1"] + [b"Fail"] * 6 + [b"1"]}
 
 
-@pytest.mark.parametrize("dialect", ["upstream", "fork"])
+@pytest.mark.parametrize("dialect", ["upstream", "fork", "v2", "v2+token"])
 def test_our_plugin_and_the_double_reply_alike(node, dialect, tmp_path):
     """mcserver/raspberryjuice.js and tests/raspberryjuice_double.py, same bytes in: the same replies."""
-    server = LocalMinecraft(tmp_path, max_seconds=120, server_args=["--api-dialect", dialect]).start()
+    name, _, token = dialect.partition("+")
+    token = "tok" if token else ""
+    raw = TOKEN_RAW if token else RAW
+    server = LocalMinecraft(tmp_path, max_seconds=120, server_args=["--api-dialect", name, "--api-token", token]).start()
     try:
-        plugin = raw_exchange(server.api_port, RAW, len(EXPECTED[dialect]))
+        plugin = raw_exchange(server.api_port, raw, len(EXPECTED[dialect]))
     finally:
         server.stop()
-    with RaspberryJuiceDouble({}, dialect=dialect) as double:
-        assert raw_exchange(double.port, RAW, len(EXPECTED[dialect])) == EXPECTED[dialect]
+    with RaspberryJuiceDouble({}, dialect=name, token=token) as double:
+        assert raw_exchange(double.port, raw, len(EXPECTED[dialect])) == EXPECTED[dialect]
     assert plugin == EXPECTED[dialect]
 
 
-@pytest.mark.parametrize("dialect", ["upstream", "fork"])
+@pytest.mark.parametrize("dialect", ["upstream", "fork", "v2"])
 def test_bot_asks_in_game_chat_through_fail_and_a_lag_spike(node, dialect, bundled_index, tmp_path):
+    token = "e2e-token" if dialect == "v2" else ""   # 2.x with its auth-token set, as SECURITY.md asks
     server = LocalMinecraft(tmp_path, max_seconds=600, server_args=[
         "--api-dialect", dialect, "--api-fail-polls", "6", "--lag-seconds", str(LAG_SECONDS),
-        "--api-list-prefix", "\u00a77[Member] \u00a7f"]).start()
+        "--api-list-prefix", "\u00a77[Member] \u00a7f", "--api-token", token]).start()
     try:
         jarvis = start_jarvis(server.api_port, tmp_path, fallback=True, index_dir=bundled_index,
-                              env={"JARVIS_HOME": str(tmp_path / "home")})
+                              env={"JARVIS_HOME": str(tmp_path / "home"), "JARVIS_MC_TOKEN": token})
         try:
             questions = ["jarvis, what do cows drop?", "jarvis, how do you craft tnt?", "jarvis: what do cows drop?"]
             events, lag_began, typed_during_lag = [], None, None

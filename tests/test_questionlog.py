@@ -234,7 +234,7 @@ def test_a_serve_session_with_ten_players_logs_every_question(tmp_path, bundled_
                    "--mc-port", str(server.port), "--index", str(bundled_index)]
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         try:
-            assert server.wait_for(lambda: "events.chat.posts" in server.commands, timeout=120), "serve never polled"
+            assert server.wait_for(lambda: server.polled_on(2), timeout=120), "serve never polled"   # its check, then its session
             for round_, question in enumerate(questions):
                 for entity_id, player in players.items():
                     server.say(entity_id, f"jarvis, {question}")

@@ -3,8 +3,9 @@
 - A message is for Jarvis when it starts with ``jarvis`` (any case), followed by the end of
   the message, ``,`` ``:`` or a space; the rest is the question.
 - A reply is one or more chat lines (at most ``max_lines``, 2 by default), each at most ``max_line``
-  characters, each starting with ``[Jarvis] ``; it addresses the player by name when the server told
-  us the name, and names the source page. An answer's reply is ``Answer.reply`` (jarvis/replies.py:
+  characters, each starting with ``[Jarvis] `` (the player bot's own messages need no prefix:
+  :class:`ReplyStyle`); it addresses the player by name when the server told us the name, and
+  names the source page. An answer's reply is ``Answer.reply`` (jarvis/replies.py:
   the answer in its sentence when Jarvis is sure, "not sure" and the page when it is not), composed
   for the room the player's name leaves. All text goes through :func:`jarvis.bridge.wire.chat_safe`.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from jarvis.bridge.wire import chat_safe
@@ -40,6 +42,18 @@ class AnswerLike(Protocol):
     pages: Sequence[str]
 
 
+@dataclass(frozen=True)
+class ReplyStyle:
+    """How a transport's chat lines look: the plugin API broadcasts ``[Jarvis] Steve: …`` lines of
+    200 characters; the player bot's messages carry its name already (``<Jarvis> Steve: …``) and
+    may be 256 characters, a whisper's ``/msg NAME `` included."""
+
+    prefix: str = PREFIX
+    max_line: int = 200
+    max_lines: int = 3
+    whisper_command: str = ""           # "msg": lines to one player are sent as `/msg NAME line`
+
+
 def addressed_question(message: str) -> str | None:
     """The question in a message addressed to Jarvis ("" when empty); None when not addressed."""
     match = _ADDRESSED.match(message)
@@ -56,9 +70,9 @@ def feedback_kind(question: str) -> str | None:
 
 
 def reply_lines(text: str, *, player: str | None = None, source: str | None = None,
-                max_line: int = 200, max_lines: int = 3) -> list[str]:
+                max_line: int = 200, max_lines: int = 3, prefix: str = PREFIX) -> list[str]:
     """``text`` as chat lines: ``[Jarvis] <player>: <text> (source: <source>)``, wrapped and capped."""
-    width = max_line - len(PREFIX)
+    width = max_line - len(prefix)
     head = f"{chat_safe(player)}: " if player else ""
     tail = f" (source: {_shorten(chat_safe(source), MAX_TITLE_CHARS)})" if source else ""
     body = chat_safe(text)
@@ -67,19 +81,20 @@ def reply_lines(text: str, *, player: str | None = None, source: str | None = No
     while len(lines) > max_lines and budget > len(ELLIPSIS):
         budget -= max(8, budget // 10)
         lines = _wrap(head + _shorten(body, budget) + tail, width)
-    return [PREFIX + line for line in lines[:max_lines]]
+    return [prefix + line for line in lines[:max_lines]]
 
 
-def answer_lines(answer: AnswerLike, *, player: str | None, max_line: int = 200, max_lines: int = 2) -> list[str]:
+def answer_lines(answer: AnswerLike, *, player: str | None, max_line: int = 200, max_lines: int = 2,
+                 prefix: str = PREFIX) -> list[str]:
     """The reply to a question (``compose_reply``) as chat lines: the longest composition that fits
     ``max_lines`` whole, so that the source page is never cut off."""
     head = f"{chat_safe(player)}: " if player else ""
-    width = max_line - len(PREFIX)
+    width = max_line - len(prefix)
     budget = max_lines * width - len(head)
     while True:
         lines = _wrap(head + chat_safe(compose_reply(answer, budget)), width)
         if len(lines) <= max_lines or budget <= width // 2:
-            return [PREFIX + line for line in lines[:max_lines]]
+            return [prefix + line for line in lines[:max_lines]]
         budget -= max(8, (len(lines) - max_lines) * width // 2)
 
 

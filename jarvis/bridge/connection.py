@@ -12,6 +12,18 @@ What the plugins do (read in their sources; docs/bridge.md cites the functions):
   the fork for current Paper (RaspberryJuiceReload) answers them ``Success``.
 - upstream's ``entity.getName`` answers nothing for an entity it cannot find (it answers
   ``Fail`` only when nobody is online); the fork answers ``Fail``.
+- 2.x (sakebomb/RaspberryJuice, ``v2``) replies as upstream does, except that its
+  ``entity.getName`` answers nothing even with nobody online, and it has an ``auth(<token>)``
+  handshake: with an ``auth-token`` set, every command before a good ``auth`` answers ``Fail``
+  (``events.clear`` included), and three bad ``auth`` lines close the connection.
+
+A session starts with ``auth(<token>)`` alone (the token may be empty): 2.x answers ``1`` (no
+token needed, or the token is good) and the dialect is known; the older plugins do not know the
+command and answer ``Fail``, as 2.x does to a bad token. Then ``events.clear`` + a poll: the fork
+acknowledges the clear with ``Success``; upstream answers the poll; 2.x refusing answers both
+``Fail``, and keeps answering polls ``Fail`` (upstream almost never does: it is a race), which
+ends the session with :class:`AuthRefused`. One ``auth`` line per connection, never retried:
+the plugin's lockout (three bad lines) is never reached.
 
 So this connection never guesses which reply belongs to which command. Every batch of commands
 is written at once and each command gets an *expectation*: a reply, an acknowledgement (fork
@@ -35,12 +47,13 @@ import select
 import socket
 import threading
 import time
+import unicodedata
 from dataclasses import dataclass
 
 from mcpi.connection import RequestError
 from mcpi.util import flatten_parameters_to_bytestring
 
-from jarvis.bridge.wire import FORK, format_event, UPSTREAM, ChatPost, chat_line, chat_safe, parse_chat_posts
+from jarvis.bridge.wire import FORK, UPSTREAM, V2, ChatPost, chat_line, chat_safe, format_event, parse_chat_posts
 from jarvis.config import BridgeSettings
 from jarvis.errors import JarvisError
 
@@ -50,7 +63,9 @@ MAX_REPLY_BYTES = 1 << 20   # a reply line longer than this is not the protocol 
 MAX_NAME_CHARS = 32
 FAIL = "Fail"
 SUCCESS = "Success"
+AUTH_OK = "1"                           # 2.x's reply to a good auth(<token>) (and to any auth without a token set)
 AUTO = "auto"
+REFUSED_POLLS = 3                       # polls answered Fail in a row after a refused auth: 2.x refusing us
 _WAIT_SLICE = 0.25                      # seconds per select(): how fast a stop request is noticed
 _USERNAME = re.compile(r"[A-Za-z0-9_]{2,16}")
 _PLAYER_IDS = re.compile(r"[0-9]+(\|[0-9]+)*")
@@ -58,6 +73,15 @@ _PLAYER_IDS = re.compile(r"[0-9]+(\|[0-9]+)*")
 
 class BridgeError(JarvisError):
     """The Minecraft server cannot be reached (at start-up)."""
+
+
+class AuthRefused(BridgeError):
+    """RaspberryJuice 2.x refused the session: the token is wrong, or one is needed and none was given.
+
+    Never retried: another try would only bring the plugin's lockout nearer (``fatal``).
+    """
+
+    fatal = True
 
 
 class ConnectionLost(ConnectionError):
@@ -77,6 +101,9 @@ class WireStats:
     garbage: int = 0            # replies that were not in the expected format
     stalls: int = 0             # replies that took longer than slow_after
     longest_stall_s: float = 0.0
+    kicks: int = 0              # the player bot kicked off the server (spam_kicks: for spamming)
+    spam_kicks: int = 0
+    refused_lines: int = 0      # lines the player bot's client refused to send (none, unless a bug)
 
 
 class BridgeConnection:
@@ -116,7 +143,7 @@ class BridgeConnection:
         while i < len(expected):
             kind = expected[i]
             if kind == "ack":
-                if self.dialect == UPSTREAM:
+                if self.dialect in (UPSTREAM, V2):
                     unexpected_acks += 1
                     i += 1
                     continue
@@ -133,7 +160,7 @@ class BridgeConnection:
                     expected = expected[:i] + [k for k in expected[i:] if k != "ack"]
                     self._push_back(line)
                 continue
-            if kind == "name" and self.dialect != FORK and not _answers_name(results[-1], commands[i][0]):
+            if kind == "name" and self.dialect != FORK and not _answers_name(results[-1], commands[i][0], self.dialect):
                 results.append(None)
                 i += 1
                 continue
@@ -152,10 +179,42 @@ class BridgeConnection:
         return results
 
     def probe(self) -> None:
-        """Start the session: forget earlier chat (``events.clear``) and learn the dialect if unknown."""
-        self.poll_raw(acknowledged=[self.command("events.clear")])
+        """Start the session (see the module doc): ``auth``, then forget earlier chat
+        (``events.clear``) and learn the dialect if unknown. AuthRefused when 2.x refuses us."""
+        token = self.settings.mc_token
+        # Alone, and first: nothing is sent before auth, and nothing more before its answer.
+        auth = self.exchange([(self.command("auth", token), "reply")])[0]
+        authenticated = auth == AUTH_OK
+        if authenticated:
+            self._learn(V2, "the server answered auth")
+        elif auth != FAIL:
+            self.stats.garbage += 1
+            _log("garbage_reply", logging.WARNING, reply=auth[:120])
+        reply = self.poll_raw(acknowledged=[self.command("events.clear")])
         if self.dialect is None:   # the poll right after the clear came first: nothing acknowledged it
             self._learn(UPSTREAM, "no acknowledgement of events.clear")
+        if authenticated:
+            return
+        if reply == FAIL:
+            # 2.x refusing answers Fail to everything; upstream answers a poll Fail only when chat
+            # arrives while it drains its queue, which does not happen several times in a row.
+            for _ in range(REFUSED_POLLS - 1):
+                if self.poll_raw() != FAIL:
+                    break
+            else:
+                self._refused(token)
+        if self.dialect == V2:   # auth refused, yet polls answered: not 2.x at all
+            self._learn(UPSTREAM, "the server does not know auth()")
+        if token:
+            _log("auth_unused", logging.WARNING, dialect=self.dialect,
+                 why="the server's plugin has no auth command (RaspberryJuice before 2.x): the token is not used")
+
+    def _refused(self, token: str) -> None:
+        if token:
+            raise AuthRefused("the server refused the API token (--mc-token or JARVIS_MC_TOKEN): it must equal "
+                              "auth-token in the RaspberryJuice plugin's config.yml")
+        raise AuthRefused("the server's RaspberryJuice 2.x asks for an API token: set JARVIS_MC_TOKEN (or "
+                          "--mc-token) to the auth-token in the plugin's config.yml")
 
     def poll_raw(self, acknowledged: list[bytes] = ()) -> str:
         """Send ``acknowledged`` commands then ``events.chat.posts``; the poll's reply (may be ``Fail``)."""
@@ -279,6 +338,21 @@ class ChatClient:
             _log("garbage_reply", logging.WARNING, reply=reply[:120])
         return found
 
+    def exchange(self, lines: list) -> list[ChatPost]:
+        """The bridge's poll: post ``lines`` (its OutLines) and read the chat. Every line is delivered
+        once the poll is answered, ``Fail`` included (the server ran the lines before it)."""
+        try:
+            posts = self.post_and_poll([line.text for line in lines])
+        except RequestError:
+            _deliver(lines)
+            raise
+        _deliver(lines)
+        return posts
+
+    def retune(self, settings: BridgeSettings) -> None:
+        """New thresholds (slow_after, dead_after) without reconnecting (SIGHUP)."""
+        self.connection.settings = settings
+
     def player_name(self, entity_id: int) -> str | None:
         """The player's name (tab-list decorations removed); None when the server does not know it."""
         conn = self.connection
@@ -294,6 +368,22 @@ class ChatClient:
         self.connection.close()
 
 
+def _deliver(lines: list) -> None:
+    for line in lines:
+        line.delivered = True
+
+
+def check_token(token: str) -> None:
+    """BridgeError for a token the plugin could never accept: its arguments are split at commas
+    (so ``auth(a,b)`` compares ``a``), and a line break or control character would end or garble the line."""
+    if "," in token:
+        raise BridgeError("the API token contains a comma: RaspberryJuice splits arguments at commas, so it can "
+                          "never match (choose an auth-token without one)")
+    if any(unicodedata.category(char) == "Cc" for char in token) or token != token.strip():
+        raise BridgeError("the API token contains a line break, a control character or surrounding spaces: "
+                          "it cannot be sent on one line as the plugin reads it")
+
+
 def plain_player_name(list_name: str) -> str | None:
     """A name fit to address a player: colour codes gone, and of ``§c[Admin] §fSteve`` the ``Steve``.
 
@@ -307,15 +397,18 @@ def plain_player_name(list_name: str) -> str | None:
     return text[:MAX_NAME_CHARS] or None
 
 
-def _answers_name(player_ids: str | None, name_command: bytes) -> bool:
-    """Whether upstream replies to this ``entity.getName`` given the id list read in the same batch.
+def _answers_name(player_ids: str | None, name_command: bytes, dialect: str | None = UPSTREAM) -> bool:
+    """Whether upstream (or 2.x) replies to this ``entity.getName`` given the id list read in the same batch.
 
     Both ran in the same tick on the main thread (one write, one queue), so the online set is the
     same: an online player's name comes back; for anyone else nothing comes back, except that
-    with nobody online the lookup throws and the reply is ``Fail``.
+    with nobody online upstream's lookup throws and the reply is ``Fail`` (2.x's
+    ``RaspberryJuicePlugin.getEntity`` searches the worlds instead and finds nothing: no reply).
     """
-    if player_ids == FAIL or player_ids is None:
+    if player_ids is None:
         return True
+    if player_ids == FAIL:
+        return dialect != V2
     if not _PLAYER_IDS.fullmatch(player_ids):
         return True   # not an id list: garbage; the server replied to this batch its own way
     entity_id = name_command[name_command.index(b"(") + 1:-2].decode("ascii")

@@ -3,9 +3,10 @@ r"""The Minecraft Pi / RaspberryJuice wire: what comes in (chat events), what go
 Commands are text lines, ``name(arg,arg,...)\n``; the server reads the name up to the first
 ``(`` and the arguments up to the line's last character (the closing ``)``).
 
-Incoming: ``events.chat.posts()`` answers ``id,message|id,message|...``, in one of two dialects:
+Incoming: ``events.chat.posts()`` answers ``id,message|id,message|...``, in one of two formats:
 
-- ``upstream`` (zhuowei/RaspberryJuice, ``RemoteSession.getChatPosts``): messages verbatim. A
+- ``upstream`` (zhuowei/RaspberryJuice, ``RemoteSession.getChatPosts``) and ``v2``
+  (sakebomb/RaspberryJuice 2.x, the same function on Paper's plain text): messages verbatim. A
   player may type ``|`` (mcpi's own ``pollChatPosts`` then raises ValueError and loses the whole
   batch), so :func:`parse_chat_posts` starts a new post only at ``|<digits>,``; any other ``|``
   is part of the message. Remaining ambiguity, inherent in the format: a message that itself
@@ -53,13 +54,16 @@ _AS_SPACE_CATEGORIES = {"Cc", "Cs", "Zl", "Zp"}
 class ChatPost:
     """One chat message a player posted, as the server reported it."""
 
-    entity_id: int
+    entity_id: int                   # the plugin API's entity id (-1 from the player bot)
     message: str
+    player: str | None = None        # the player bot reads the name with the message
+    private: bool = False            # a whisper to the player bot
 
 
 UPSTREAM = "upstream"
 FORK = "fork"
-DIALECTS = (UPSTREAM, FORK)
+V2 = "v2"          # sakebomb/RaspberryJuice 2.x for current Paper: upstream's replies, auth(<token>), Fail to bad lines
+DIALECTS = (UPSTREAM, FORK, V2)
 _ESCAPED = re.compile(r"\\([|,])")
 
 

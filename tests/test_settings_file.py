@@ -1,0 +1,167 @@
+"""`jarvis serve --config FILE`: TOML onto the settings dataclasses, `--check`, flags over the file,
+secrets from the environment only, and SIGHUP reloading a running `jarvis serve` without a reconnection."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from jarvis.config import Config
+from jarvis.settings_file import SettingsError, load_settings_file
+from raspberryjuice_double import Player, RaspberryJuiceDouble
+
+GOOD = """\
+index = "{index}"
+
+[bridge]
+mc_host = "mc.example.org"
+mc_port = 4712
+per_player_rate = 5      # an integer where a float is wanted
+
+[log]
+player_names = true
+
+[bot]
+host = "mc.example.org"
+reply = "private"
+messages_per_second = 0.5
+public_patterns = ['^\\{{(?P<name>\\w+)\\}} (?P<message>.*)$']
+
+[reader]
+token_budget = 1024
+
+[reader.passages]
+bm25_weight = 2
+
+[retrieval.kind_prior]
+tutorial = 0.5
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "jarvis.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def jarvis(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "jarvis", *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
+
+
+def test_a_file_sets_every_table_by_the_settings_names(tmp_path):
+    config, index = load_settings_file(write(tmp_path, GOOD.format(index=tmp_path)), Config())
+    assert index == str(tmp_path)
+    assert (config.bridge.mc_host, config.bridge.mc_port, config.bridge.per_player_rate) == ("mc.example.org", 4712, 5.0)
+    assert config.log.player_names is True and config.log.enabled is True
+    assert (config.bot.host, config.bot.reply, config.bot.messages_per_second) == ("mc.example.org", "private", 0.5)
+    assert config.bot.public_patterns == (r"^\{(?P<name>\w+)\} (?P<message>.*)$",)
+    assert config.reader.token_budget == 1024 and config.reader.passages.bm25_weight == 2.0
+    assert config.retrieval.kind_prior["tutorial"] == 0.5 and config.retrieval.kind_prior["article"] == 1.0  # merged
+    assert config.bridge.dialect == Config().bridge.dialect          # what the file does not say stays
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[bridge]\nmc_prot = 4711\n", "[bridge] mc_prot: unknown setting (did you mean mc_port?)"),
+    ("[bridge]\nmc_port = \"4711\"\n", "[bridge] mc_port: expected a whole number, got '4711'"),
+    ("[bridge]\nmc_port = 70000\n", "[bridge] mc_port: 70000 is out of range (1-65535)"),
+    ("[bridge]\nper_player_rate = -1\n", "[bridge] per_player_rate: -1.0 is out of range (0 or more)"),
+    ("[bridge]\nmc_token = \"s3cret\"\n", "[bridge] mc_token: a secret is not kept in a settings file: set JARVIS_MC_TOKEN"),
+    ("[bridge]\ndialect = \"spigot\"\n", "[bridge] dialect: 'spigot' is not one of auto, upstream, fork, v2"),
+    ("[bot]\nreply = \"loud\"\n", "[bot] reply: 'loud' is not one of same, private, public"),
+    ("[bot]\nmax_messages = 3\n", "[bot] max_messages: 3 is out of range (1-2)"),
+    ("[bot]\npublic_patterns = \"^x$\"\n", "[bot] public_patterns: expected a list of strings"),
+    ("[reader]\nquantize = \"yes\"\n", "[reader] quantize: expected true or false, got 'yes'"),
+    ("[reader.passages]\nbm25 = 1\n", "[reader.passages] bm25: unknown setting (did you mean bm25_weight?)"),
+    ("[log]\nplayer_name = true\n", "[log] player_name: unknown setting (did you mean player_names?)"),
+    ("[log]\nmax_bytes = 5\n", "[log] max_bytes: 5 is out of range (10000 or more)"),
+    ("[brige]\n", "brige: unknown table (did you mean bridge?)"),
+    ("mc_host = \"x\"\n", "mc_host: unknown setting"),
+    ("[bridge\n", "not valid TOML: "),
+])
+def test_a_bad_key_or_value_is_one_line_naming_it(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(SettingsError) as info:
+        load_settings_file(path, Config())
+    assert str(info.value).startswith(f"{path}: ") and message in str(info.value)
+    assert "\n" not in str(info.value) and "s3cret" not in str(info.value)
+    result = jarvis("serve", "--config", str(path), "--check")
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.splitlines() == [f"jarvis serve: error: {info.value}"]
+
+
+def test_check_says_what_serve_would_do_and_flags_override_the_file(tmp_path):
+    path = write(tmp_path, GOOD.format(index=tmp_path))
+    result = jarvis("serve", "--config", str(path), "--check")
+    assert result.returncode == 0, result.stderr
+    assert "player bot, Jarvis at mc.example.org:25565 (offline), replies private" in result.stdout
+    result = jarvis("serve", "--config", str(path), "--check", "--bot", "other.host:25570", "--reply", "same",
+                    "--bot-username", "WikiBot")
+    assert "WikiBot at other.host:25570 (offline), replies same" in result.stdout
+    api = write(tmp_path, "[bridge]\nmc_host = \"a.host\"\n", "api.toml")
+    result = jarvis("serve", "--config", str(api), "--check", "--mc-port", "4800", "--mc-dialect", "v2")
+    assert "plugin API at a.host:4800 (v2)" in result.stdout
+
+
+def test_check_fails_on_what_serve_could_not_use(tmp_path):
+    missing = write(tmp_path, f'index = "{tmp_path / "nope"}"\n')
+    result = jarvis("serve", "--config", str(missing), "--check")
+    assert result.returncode == 1 and "no such index directory" in result.stderr
+    result = jarvis("serve", "--check", env={"JARVIS_MC_TOKEN": "a,b"})
+    assert result.returncode == 1 and "the API token contains a comma" in result.stderr and "a,b" not in result.stderr
+    bad = write(tmp_path, "[bot]\nhost = \"h\"\nwhisper_patterns = ['^(?P<name>\\w+ says']\n", "bad.toml")
+    result = jarvis("serve", "--config", str(bad), "--check")
+    assert result.returncode == 1 and "[bot] whisper_patterns: not a regular expression" in result.stderr
+    result = jarvis("serve", "--check", "--reply", "private")
+    assert result.returncode == 1 and "needs the player bot" in result.stderr
+
+
+def test_sighup_reloads_what_it_can_without_reconnecting(bundled_index, tmp_path):
+    """A running serve: per_player_rate changes at once, mc_port is logged as needing a restart, a
+    broken file is refused and the settings in use are kept; the connection is never re-made."""
+    players = {1: Player("Steve"), 2: Player("Alex")}
+    with RaspberryJuiceDouble(players) as server:
+        path = write(tmp_path, f"[bridge]\nmc_host = \"127.0.0.1\"\nmc_port = {server.port}\nper_player_rate = 600\n"
+                               "poll_interval = 0.05\n")
+        process = subprocess.Popen([sys.executable, "-m", "jarvis", "serve", "-v", "--fallback", "--config", str(path),
+                                    "--index", str(bundled_index)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, env={**os.environ, "JARVIS_HOME": str(tmp_path / "home")})
+        def said(*words: str):   # a reply may take two chat lines: look for what it says
+            return lambda: all(word in " ".join(server.posts) for word in words)
+
+        try:
+            assert server.wait_for(lambda: server.polled_on(2), timeout=120), "serve never polled"
+            server.say(1, "jarvis, what do cows drop?")
+            server.say(1, "jarvis, what is a creeper?")               # within 600 s: turned away
+            assert server.wait_for(said("Cow", "one question every 600 s"), timeout=60), server.posts
+
+            write(tmp_path, f"[bridge]\nmc_host = \"127.0.0.1\"\nmc_port = {server.port + 1}\nper_player_rate = 0\n"
+                            "poll_interval = 0.05\n")
+            process.send_signal(signal.SIGHUP)
+            time.sleep(1.0)                                           # the poller's next turn
+            server.say(1, "jarvis, where do blazes spawn?")           # the rate no longer stands in the way
+            assert server.wait_for(said("Nether fortress"), timeout=60), server.posts
+
+            write(tmp_path, "[bridge]\nper_player_rate = -5\n")
+            process.send_signal(signal.SIGHUP)
+            time.sleep(1.0)
+            server.say(1, "jarvis, how do you craft tnt?")
+            assert server.wait_for(said("TNT"), timeout=60), server.posts
+            assert process.poll() is None and server.connections == 2   # serve's check, then its one session
+            process.terminate()
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+    assert process.returncode == 0, stderr
+    assert 'event=reloaded changed="[\'bridge.per_player_rate\']"' in stderr
+    assert re.search(r"event=reload_needs_restart settings=\"\['bridge.mc_port'\]\"", stderr)
+    assert "event=reload_failed" in stderr and "per_player_rate: -5.0 is out of range" in stderr
+    assert "event=disconnected" not in stderr and "reloads=1" in stderr
