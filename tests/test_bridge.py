@@ -25,6 +25,7 @@ from jarvis.bridge import (FORK, PREFIX, UPSTREAM, V2, AuthRefused, Bridge, Brid
 from jarvis.config import BridgeSettings
 from jarvis.pipeline import Answer, check_question
 from raspberryjuice_double import Player, RaspberryJuiceDouble, raw_exchange
+from serve_process import jarvis_serve
 
 # Steve's tab-list name is decorated by a rank plugin, as upstream's entity.getName returns it.
 PLAYERS = {1: Player("Steve", "\u00a7c[Admin] \u00a7fSteve"), 2: Player("Alex")}
@@ -736,11 +737,8 @@ def test_serve_answers_everything_through_fail_and_a_lag_spike(dialect, bundled_
                  "how do you make an eye of ender?", "how long is a minecraft day?", "what do cows drop?",
                  "how much durability do shears have?"]
     with RaspberryJuiceDouble(players, dialect=dialect, fail_polls_every=6) as server:
-        command = [sys.executable, "-m", "jarvis", "serve", "-v", "--fallback", "--mc-host", "127.0.0.1",
-                   "--mc-port", str(server.port), "--index", str(bundled_index)]
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   env={**os.environ, "JARVIS_HOME": str(tmp_path)})
-        try:
+        with jarvis_serve("--mc-host", "127.0.0.1", "--mc-port", str(server.port), "--index", str(bundled_index),
+                          home=tmp_path) as served:
             assert server.wait_for(lambda: server.polled_on(2), timeout=120), "serve never polled"
 
             def ask(indices):
@@ -759,16 +757,11 @@ def test_serve_answers_everything_through_fail_and_a_lag_spike(dialect, bundled_
             assert server.wait_for(lambda: not server.lagging, timeout=lag + 5)
             ask(range(6, 8))
             assert server.wait_for(lambda: all(answered(i) for i in range(8)), timeout=120), server.posts
-            assert process.poll() is None                      # still serving
+            assert served.process.poll() is None               # still serving
             during = [server.post_times[server.posts.index(answered(i)[0])] for i in range(3, 6)]
             assert min(during) >= spike_end - 0.2              # answered after the spike, not lost
-            process.terminate()
-            _, stderr = process.communicate(timeout=60)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
-    assert process.returncode == 0, stderr
+    stderr = served.stderr
+    assert served.returncode == 0, stderr
     assert all(len(answered(i)) == 1 and "ask again" not in answered(i)[0] for i in range(8))
     assert "(source: Cow)" in answered(0)[0]
     stopped = dict(re.findall(r"(\w+)=(\S+)", re.search(r"event=stopped (.*)", stderr).group(1)))
@@ -906,22 +899,14 @@ def test_serve_with_the_token_answers_six_of_six(bundled_index, tmp_path):
                  "how long is a minecraft day?", "what is a creeper?", "how do you make an eye of ender?"]
     players = {10 + i: Player(f"Player{i}", f"\u00a77[Member] \u00a7fPlayer{i}") for i in range(6)}
     with RaspberryJuiceDouble(players, dialect=V2, token="classroom-42") as server:
-        env = {**os.environ, "JARVIS_HOME": str(tmp_path), "JARVIS_MC_TOKEN": "classroom-42"}
-        process = subprocess.Popen([sys.executable, "-m", "jarvis", "serve", "-v", "--fallback", "--mc-host", "127.0.0.1",
-                                    "--mc-port", str(server.port), "--index", str(bundled_index)],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        try:
+        with jarvis_serve("--mc-host", "127.0.0.1", "--mc-port", str(server.port), "--index", str(bundled_index),
+                          home=tmp_path, env={"JARVIS_MC_TOKEN": "classroom-42"}) as served:
             assert server.wait_for(lambda: server.polled_on(2), timeout=120), "serve never polled"
             for i, question in enumerate(questions):
                 server.say(10 + i, f"jarvis, {question}")
             assert server.wait_for(lambda: all(replies_to(server.posts, f"Player{i}") for i in range(6)), timeout=120)
-            process.terminate()
-            _, stderr = process.communicate(timeout=60)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
-    assert process.returncode == 0, stderr
+    stderr = served.stderr
+    assert served.returncode == 0, stderr
     assert all(len(replies_to(server.posts, f"Player{i}")) == 1 for i in range(6))
     # serve checked the server once before loading, then opened its own session: each began with auth
     assert [lines[0] for lines in server.session_lines] == ["auth(classroom-42)"] * server.connections

@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 
 from jarvis.bridge import Bridge
-from jarvis.config import BridgeSettings, Config, LogSettings
+from jarvis.config import BridgeSettings, LogSettings
 from jarvis.pipeline import Answer
 from jarvis.privacy import SALT_FILE, load_salt, player_hash
 from jarvis.questionlog import QuestionLog, build_report, read_log, rotated_paths
 from raspberryjuice_double import Player, RaspberryJuiceDouble
+from serve_process import jarvis_serve
 
 FAST = BridgeSettings(mc_host="127.0.0.1", poll_interval=0.02, per_player_rate=0.0, io_timeout=2.0,
                       reconnect_min_delay=0.05, reconnect_max_delay=0.2, connect_attempts=3, slow_after=1.0)
@@ -228,12 +229,9 @@ def test_a_serve_session_with_ten_players_logs_every_question(tmp_path, bundled_
     players = {10 + i: Player(f"Player{i}") for i in range(10)}
     questions = ["what do cows drop?", "where do blazes spawn?", "what is the meaning of xylophone quasar?"]
     home = tmp_path / "home"
-    env = {**os.environ, "JARVIS_HOME": str(home)}
     with RaspberryJuiceDouble(players, dialect="upstream") as server:
-        command = [sys.executable, "-m", "jarvis", "serve", "-v", "--fallback", "--mc-host", "127.0.0.1",
-                   "--mc-port", str(server.port), "--index", str(bundled_index)]
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        try:
+        with jarvis_serve("--mc-host", "127.0.0.1", "--mc-port", str(server.port), "--index", str(bundled_index),
+                          home=home) as served:
             assert server.wait_for(lambda: server.polled_on(2), timeout=120), "serve never polled"   # its check, then its session
             for round_, question in enumerate(questions):
                 for entity_id, player in players.items():
@@ -244,13 +242,7 @@ def test_a_serve_session_with_ten_players_logs_every_question(tmp_path, bundled_
             for entity_id in (10, 11, 12):
                 server.say(entity_id, "jarvis, wrong")
             assert server.wait_for(lambda: sum("noted" in p for p in server.posts) == 3, timeout=60), server.posts
-            process.terminate()
-            _, stderr = process.communicate(timeout=60)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
-    assert process.returncode == 0, stderr
+    assert served.returncode == 0, served.stderr
     assert not any("not taken" in p or "ask again" in p for p in server.posts)
     log_text = (home / "log" / "questions.jsonl").read_text(encoding="utf-8")
     assert not any(p.name in log_text for p in players.values())          # hashed by default
@@ -264,7 +256,7 @@ def test_a_serve_session_with_ten_players_logs_every_question(tmp_path, bundled_
     last_of = {r["player"]: r["id"] for r in asked}
     assert sorted(m["id"] for m in marks) == sorted(last_of[player_hash(f"Player{i}", salt)] for i in range(3))
     report = subprocess.run([sys.executable, "-m", "jarvis", "report", "--json"], capture_output=True, text=True,
-                            timeout=120, env=env)
+                            timeout=120, env={**os.environ, "JARVIS_HOME": str(home)})
     data = json.loads(report.stdout)
     assert data["questions"] == 30 and data["answered"] + data["unsure"] + data["unknown"] == 30
     assert {"question": questions[2], "count": 10} in data["unanswered"]

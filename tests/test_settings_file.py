@@ -15,6 +15,7 @@ import pytest
 from jarvis.config import Config
 from jarvis.settings_file import SettingsError, load_settings_file
 from raspberryjuice_double import Player, RaspberryJuiceDouble
+from serve_process import jarvis_serve
 
 GOOD = """\
 index = "{index}"
@@ -129,13 +130,11 @@ def test_sighup_reloads_what_it_can_without_reconnecting(bundled_index, tmp_path
     with RaspberryJuiceDouble(players) as server:
         path = write(tmp_path, f"[bridge]\nmc_host = \"127.0.0.1\"\nmc_port = {server.port}\nper_player_rate = 600\n"
                                "poll_interval = 0.05\n")
-        process = subprocess.Popen([sys.executable, "-m", "jarvis", "serve", "-v", "--fallback", "--config", str(path),
-                                    "--index", str(bundled_index)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True, env={**os.environ, "JARVIS_HOME": str(tmp_path / "home")})
         def said(*words: str):   # a reply may take two chat lines: look for what it says
             return lambda: all(word in " ".join(server.posts) for word in words)
 
-        try:
+        with jarvis_serve("--config", str(path), "--index", str(bundled_index), home=tmp_path / "home") as served:
+            process = served.process
             assert server.wait_for(lambda: server.polled_on(2), timeout=120), "serve never polled"
             server.say(1, "jarvis, what do cows drop?")
             server.say(1, "jarvis, what is a creeper?")               # within 600 s: turned away
@@ -154,13 +153,8 @@ def test_sighup_reloads_what_it_can_without_reconnecting(bundled_index, tmp_path
             server.say(1, "jarvis, how do you craft tnt?")
             assert server.wait_for(said("TNT"), timeout=60), server.posts
             assert process.poll() is None and server.connections == 2   # serve's check, then its one session
-            process.terminate()
-            _, stderr = process.communicate(timeout=60)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
-    assert process.returncode == 0, stderr
+    stderr = served.stderr
+    assert served.returncode == 0, stderr
     assert 'event=reloaded changed="[\'bridge.per_player_rate\']"' in stderr
     assert re.search(r"event=reload_needs_restart settings=\"\['bridge.mc_port'\]\"", stderr)
     assert "event=reload_failed" in stderr and "per_player_rate: -5.0 is out of range" in stderr
