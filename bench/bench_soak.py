@@ -209,23 +209,7 @@ def run_soak(server, serve, players, pool, rng, args, duration):
             for player in soakers.values():
                 if not text.startswith(f"[Jarvis] {player.name}: "):
                     continue
-                if now - player.last_lines.get(text, -1e9) < DUPLICATE_WINDOW:
-                    tally.duplicates += 1
-                    break
-                player.last_lines = {t: w for t, w in player.last_lines.items() if now - w < DUPLICATE_WINDOW}
-                player.last_lines[text] = now
-                if player.question is None:
-                    break
-                latency = now - player.asked_at
-                if "ask again in a moment" in text:
-                    tally.refused += 1
-                else:
-                    tally.answered += 1
-                    tally.latencies.append(latency)
-                    if player.in_lag:
-                        tally.lag_latencies.append(latency)
-                player.question = None
-                player.next_at = now + rng.uniform(*THINK_SECONDS)
+                count_reply(player, text, now, tally, rng)
                 break
         seen = len(posts)
         # --- players waiting, asking
@@ -312,6 +296,30 @@ def report(args, tally: Tally, samples, faults, alive: bool, returncode, log_tex
 
 
 WHISPERS = ["/msg Jarvis {q}", "/tell Jarvis {q}", "/w Jarvis {q}"]
+
+
+def count_reply(player, text: str, now: float, tally: Tally, rng: random.Random, *, private: bool = False) -> None:
+    """A reply line ``player`` read (either transport): a line shown twice, a refusal, or the answer
+    to the player's question, who then thinks a while before the next one."""
+    if now - player.last_lines.get(text, -1e9) < DUPLICATE_WINDOW:
+        tally.duplicates += 1
+        return
+    player.last_lines = {t: w for t, w in player.last_lines.items() if now - w < DUPLICATE_WINDOW}
+    player.last_lines[text] = now
+    if player.question is None:
+        return
+    latency = now - player.asked_at
+    if "ask again in a moment" in text:
+        tally.refused += 1
+    else:
+        tally.answered += 1
+        if private:
+            tally.private_answered += 1
+        tally.latencies.append(latency)
+        if player.in_lag:
+            tally.lag_latencies.append(latency)
+    player.question = None
+    player.next_at = now + rng.uniform(*THINK_SECONDS)
 
 
 @dataclass
@@ -464,23 +472,7 @@ def run_bot_soak(server, serve, crowd, events, names, pool, rng, args, duration,
                 private = text.startswith("Jarvis whispers to you: ")
                 if not (public or private):
                     continue
-                if now - player.last_lines.get(text, -1e9) < DUPLICATE_WINDOW:
-                    tally.duplicates += 1
-                    continue
-                player.last_lines = {t: w for t, w in player.last_lines.items() if now - w < DUPLICATE_WINDOW}
-                player.last_lines[text] = now
-                if player.question is None:
-                    continue
-                if "ask again in a moment" in text:
-                    tally.refused += 1
-                else:
-                    tally.answered += 1
-                    tally.private_answered += private
-                    tally.latencies.append(now - player.asked_at)
-                    if player.in_lag:
-                        tally.lag_latencies.append(now - player.asked_at)
-                player.question = None
-                player.next_at = now + rng.uniform(*THINK_SECONDS)
+                count_reply(player, text, now, tally, rng, private=private)
         # --- waiting, asking
         for player in players.values():
             if player.question is not None:

@@ -244,12 +244,7 @@ class RaspberryJuiceDouble:
             except OSError:
                 data = b""
             if not data:
-                with self._changed:
-                    session.closed = True
-                    if session in self._sessions:
-                        self._sessions.remove(session)
-                    self._changed.notify_all()
-                _close(session.sock)
+                self._drop(session)
                 return
             buffer += data
             if self.dialect == "v2":

@@ -41,6 +41,9 @@ class AnswerLike(Protocol):
     abstained: bool
     pages: Sequence[str]
 
+    @property
+    def found(self) -> bool: ...
+
 
 @dataclass(frozen=True)
 class ReplyStyle:
@@ -50,7 +53,7 @@ class ReplyStyle:
 
     prefix: str = PREFIX
     max_line: int = 200
-    max_lines: int = 3
+    max_lines: int = 2                  # the chat contract: at most 2 lines an answer
     whisper_command: str = ""           # "msg": lines to one player are sent as `/msg NAME line`
 
 

@@ -373,7 +373,8 @@ class Bridge:
 
     def _lines_for(self, question: Question | None, text: str, *, source: str | None = None,
                    max_lines: int | None = None, answered: bool = True) -> list[OutLine]:
-        """``text`` as this transport's chat lines, to where ``question`` gets its answer."""
+        """``text`` (a notice, or why a question could not be answered; naming ``source`` if given) as
+        this transport's chat lines, to where ``question`` gets its answer."""
         return self._out_lines(question, answered, max_lines, lambda addressee, width, lines, prefix: reply_lines(
             text, player=addressee, source=source, max_line=width, max_lines=lines, prefix=prefix))
 
