@@ -67,8 +67,37 @@ AUTH_OK = "1"                           # 2.x's reply to a good auth(<token>) (a
 AUTO = "auto"
 REFUSED_POLLS = 3                       # polls answered Fail in a row after a refused auth: 2.x refusing us
 _WAIT_SLICE = 0.25                      # seconds per select(): how fast a stop request is noticed
+STOP_SLICE = 0.1                        # seconds between looks at a StopFlag while waiting
 _USERNAME = re.compile(r"[A-Za-z0-9_]{2,16}")
 _PLAYER_IDS = re.compile(r"[0-9]+(\|[0-9]+)*")
+
+
+class StopFlag:
+    """A request to stop that a signal handler may make: a plain attribute, no lock.
+
+    threading.Event.set() takes the event's lock; a SIGTERM that lands while the main thread holds
+    that lock (inside wait() or clear()) would deadlock in the handler and `jarvis serve` would never
+    stop. Setting an attribute is atomic; waiting polls in short sleeps, which signals interrupt.
+    """
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        self._set = True
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def wait(self, timeout: float) -> bool:
+        """True as soon as it is set; False after ``timeout`` seconds."""
+        end = time.monotonic() + timeout
+        while not self._set:
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(left, STOP_SLICE))
+        return True
 
 
 class BridgeError(JarvisError):
@@ -110,13 +139,13 @@ class BridgeConnection:
     """One API connection: batched commands, replies matched to their commands (see the module doc)."""
 
     def __init__(self, host: str, port: int, settings: BridgeSettings, *, stats: WireStats | None = None,
-                 stopping: threading.Event | None = None) -> None:
+                 stopping: StopFlag | None = None) -> None:
         self.socket = socket.create_connection((host, port), timeout=settings.io_timeout)
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         _set_keepalive(self.socket, settings.keepalive)
         self.settings = settings
         self.stats = stats or WireStats()
-        self.stopping = stopping or threading.Event()
+        self.stopping = stopping or StopFlag()
         self.dialect: str | None = None if settings.dialect == AUTO else settings.dialect
         self.deadline: float | None = None     # absolute time.monotonic() after which waiting stops
         self._buffer = bytearray()
@@ -309,7 +338,7 @@ class ChatClient:
 
     @classmethod
     def connect(cls, settings: BridgeSettings, *, stats: WireStats | None = None,
-                stopping: threading.Event | None = None) -> "ChatClient":
+                stopping: StopFlag | None = None) -> "ChatClient":
         """Open a connection; raises OSError (ConnectionRefusedError, timeout, ...) when it cannot."""
         return cls(BridgeConnection(settings.mc_host, settings.mc_port, settings, stats=stats, stopping=stopping))
 

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from jarvis.bridge.connection import BridgeError, ConnectionLost, WireStats
+from jarvis.bridge.connection import BridgeError, ConnectionLost, StopFlag, WireStats
 from jarvis.bridge.wire import ChatPost, chat_safe, format_event
 from jarvis.config import BotSettings
 
@@ -294,10 +294,10 @@ class PlayerBot:
 
     @classmethod
     def connect(cls, settings: BotSettings, *, profiles: Path, stats: WireStats | None = None,
-                stopping: threading.Event | None = None, seen: set[str] | None = None) -> "PlayerBot":
+                stopping: StopFlag | None = None, seen: set[str] | None = None) -> "PlayerBot":
         """Start the client and wait until it has joined; OSError when it cannot (retried by the bridge)."""
         stats = stats if stats is not None else WireStats()
-        stopping = stopping or threading.Event()
+        stopping = stopping or StopFlag()
         command = node_client_command(settings, profiles)
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    text=True, encoding="utf-8", errors="replace", bufsize=1,

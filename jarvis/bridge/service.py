@@ -52,7 +52,8 @@ from mcpi.connection import RequestError
 
 from jarvis.bridge.chat import (HELP, PREFIX, AnswerLike, ReplyStyle, addressed_question, answer_lines, echo,
                                 feedback_kind, reply_lines)
-from jarvis.bridge.connection import AUTO, BridgeError, ChatClient, ConnectionLost, WireStats, check_token
+from jarvis.bridge.connection import (AUTO, STOP_SLICE, BridgeError, ChatClient, ConnectionLost, StopFlag, WireStats,
+                                      check_token)
 from jarvis.bridge.wire import DIALECTS, ChatPost, format_event
 from jarvis.config import REPLY_MODES, BotSettings, BridgeSettings
 from jarvis.errors import JarvisError, first_line
@@ -141,7 +142,8 @@ class Bridge:
         self._log_player_names = log_player_names
         self._reload_source = reload
         self._reload_requested = False
-        self._stopping = threading.Event()
+        self._signals: list[str] = []        # signals received, not logged yet (see on_signal)
+        self._stopping = StopFlag()          # set by stop(), from any thread or a signal handler
         if connect is None and bot is not None:
             from jarvis.bridge.player import PlayerBot
 
@@ -183,14 +185,16 @@ class Bridge:
         return self._stopping.is_set()
 
     def stop(self) -> None:
-        """Ask the bridge to stop (from any thread or a signal handler)."""
+        """Ask the bridge to stop (from any thread, or a signal handler: it takes no lock)."""
         self._stopping.set()
-        self._wake.set()
 
     def request_reload(self) -> None:
-        """Reload the settings at the poller's next turn (safe from a signal handler)."""
+        """Reload the settings at the poller's next turn (safe from a signal handler: it takes no lock)."""
         self._reload_requested = True
-        self._wake.set()
+
+    def on_signal(self, name: str) -> None:
+        """Note a signal for the log (from a signal handler: logging there could deadlock or raise)."""
+        self._signals.append(name)    # one atomic step, no lock
 
     @property
     def style(self) -> ReplyStyle:
@@ -216,6 +220,7 @@ class Bridge:
     def _serve(self) -> None:
         errors_in_a_row = 0
         while not self._stopping.is_set():
+            self._log_signals()
             if self._reload_requested:
                 self._reload()
             if self._client is None:
@@ -244,7 +249,21 @@ class Bridge:
             if self.max_questions is not None and self.stats.answered >= self.max_questions:
                 _log_event("max_questions", answered=self.stats.answered)
                 return
-            self._wake.wait(self.settings.poll_interval)
+            self._wait_for_work(self.settings.poll_interval)
+
+    def _wait_for_work(self, seconds: float) -> None:
+        """Until the worker has lines to post, a stop or a reload is asked, or ``seconds`` have passed.
+        In short slices: stop() and request_reload() may come from a signal handler, which must not
+        take the wake event's lock, so they do not set it."""
+        end = time.monotonic() + seconds
+        while not (self._stopping.is_set() or self._reload_requested):
+            left = end - time.monotonic()
+            if left <= 0 or self._wake.wait(min(left, STOP_SLICE)):
+                return
+
+    def _log_signals(self) -> None:
+        while self._signals:
+            _log_event("signal", signal=self._signals.pop(0))
 
     @property
     def _server(self) -> tuple[str, int, str]:
@@ -569,6 +588,7 @@ class Bridge:
 
     def _shut_down(self) -> None:
         self._stopping.set()
+        self._log_signals()
         done = self.max_questions is not None and self.stats.answered >= self.max_questions
         if self._worker is not None and not done:
             self._worker.join(timeout=self.settings.io_timeout)   # an answer in progress may finish
@@ -638,7 +658,7 @@ def check_bot(bot: BotSettings) -> None:
             compile_pattern(pattern, bot.username, setting)
 
 
-def connect_with_retries(settings: BridgeSettings, connect: Connector, stopping: threading.Event | None = None,
+def connect_with_retries(settings: BridgeSettings, connect: Connector, stopping: StopFlag | None = None,
                          attempts: int | None = None, failed_event: str = "connect_failed",
                          server: tuple[str, int, str] | None = None) -> ChatClient | None:
     """``connect()``, tried ``attempts`` times (default ``connect_attempts``; 0: forever) with
@@ -647,7 +667,7 @@ def connect_with_retries(settings: BridgeSettings, connect: Connector, stopping:
 
     None when ``stopping`` is set before a connection is made.
     """
-    stopping = stopping or threading.Event()
+    stopping = stopping or StopFlag()
     attempts = settings.connect_attempts if attempts is None else attempts
     retry = Retry(total=attempts - 1 if attempts else None, connect=None, read=None, redirect=None, status=None,
                   other=None, backoff_factor=settings.reconnect_min_delay / 2, backoff_max=settings.reconnect_max_delay)
@@ -726,13 +746,15 @@ def _handle_signals(bridge: Bridge) -> Iterator[None]:
         return
 
     def handle(signum, frame):  # noqa: ARG001 - signal API
+        # Nothing here may take a lock the interrupted main thread could hold (an Event's, logging's):
+        # plain attributes only; the poller logs the signal and acts on it at its next turn.
         if bridge.stopping and signum == signal.SIGINT:
             raise KeyboardInterrupt
-        _log_event("signal", signal=signal.Signals(signum).name)
         if signum == getattr(signal, "SIGHUP", None):
             bridge.request_reload()
         else:
             bridge.stop()
+        bridge.on_signal(signal.Signals(signum).name)
 
     wanted = [signal.SIGINT, signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
     previous = {sig: signal.signal(sig, handle) for sig in wanted}
