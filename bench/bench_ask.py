@@ -25,8 +25,8 @@ from tabulate import tabulate  # noqa: E402
 
 from eval.questions import load_questions  # noqa: E402
 from index import build_index  # noqa: E402
+from jarvis.assembly import assemble
 from jarvis.config import Config  # noqa: E402
-from jarvis.pipeline import Jarvis  # noqa: E402
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -63,7 +63,7 @@ def main() -> int:
         stats = build_index(corpus, Path(tmp) / "index", progress=False)
         build_seconds = time.perf_counter() - began
         settings = replace(config.reader, model="", reader=args.reader, cache_size=0)
-        jarvis = Jarvis.from_config(replace(config, reader=settings), Path(tmp) / "index")
+        jarvis = assemble(replace(config, reader=settings), Path(tmp) / "index")
         jarvis.ask("what is a creeper?")   # warm-up: first calls allocate
         seconds = []
         for question in asked:

@@ -135,10 +135,10 @@ def print_sweep(guide_rows: list[dict], wiki_rows: list[dict]) -> None:
 
 def full_check(config: Config, both: Path, wiki_only: Path, guide_qs: list, wiki_qs: list) -> None:
     from eval import EvalOptions, run_eval
-    from jarvis.pipeline import Jarvis
+    from jarvis.assembly import assemble
 
     fallback = replace(config, reader=replace(config.reader, model="", cache_size=0))
-    with Jarvis.from_config(fallback, both) as jarvis:
+    with assemble(fallback, both) as jarvis:
         guide_answers = [(q, jarvis.ask(q.text)) for q in guide_qs]
         wiki_answers = [(q, jarvis.ask(q.text)) for q in wiki_qs]
     right = [(q, a) for q, a in guide_answers if a.site == GUIDE_SITE and _same(a.title, q.expected_title)]

@@ -42,7 +42,7 @@ from eval.runner import PageResolver  # noqa: E402
 from index import Searcher, build_index  # noqa: E402
 from jarvis.config import Config  # noqa: E402
 from jarvis.confidence import ConfidenceModel, shipped_model_path  # noqa: E402
-from jarvis.pipeline import Jarvis  # noqa: E402
+from jarvis.assembly import assemble  # noqa: E402
 from jarvis.readers import load_reader  # noqa: E402
 
 DEV = ROOT / "eval" / "dev"
@@ -75,8 +75,8 @@ def observe_all(config: Config, reader_name: str, workdir: Path) -> tuple[list, 
             searcher.warm_up()
             reader = load_reader(replace(config.reader, model=""), encoder=searcher.encoder, name=reader_name,
                                  glossary=searcher.glossary)
-            jarvis = Jarvis(searcher, reader, replace(config.reader, cache_size=0), config.top_k,
-                            confidence=ConfidenceModel.neutral(reader_name))
+            jarvis = assemble(config, searcher=searcher, reader=reader, settings=replace(config.reader, cache_size=0),
+                              confidence=ConfidenceModel.neutral(reader_name))
             for path, into in ([(p, fit_obs) for p in fit_sets] + [(p, held_obs) for p in held_sets]
                                + [(p, developed_obs) for p in developed_sets]):
                 wiki_of[path.name] = wiki

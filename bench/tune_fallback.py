@@ -33,6 +33,7 @@ from tabulate import tabulate  # noqa: E402
 from eval.metrics import best_f1  # noqa: E402
 from eval.questions import load_questions  # noqa: E402
 from index import build_index  # noqa: E402
+from jarvis.assembly import assemble
 from jarvis.config import Config, FallbackSettings  # noqa: E402
 from jarvis.confidence import ConfidenceModel  # noqa: E402
 from jarvis.readers.fallback import SentenceReader  # noqa: E402
@@ -68,7 +69,7 @@ def load_sets(config: Config, workdir: Path) -> list[QuestionSet]:
         print(f"indexing the {bed} ...", flush=True)
         build_index(corpus, index_dir, progress=False)
         # The weights are judged by F1 alone: no confidence model is needed.
-        jarvis = Jarvis.from_config(replace(config, reader=reader), index_dir, ConfidenceModel.neutral("fallback"))
+        jarvis = assemble(replace(config, reader=reader), index_dir, ConfidenceModel.neutral("fallback"))
         for path, held_back in [(p, False) for p in tuned] + [(p, True) for p in held]:
             asked = [(q.text, jarvis.searcher.search(q.text, k=jarvis.top_k), q.answers)
                      for q in load_questions(path)]

@@ -209,7 +209,7 @@ def run_calibration(options: CalibrationOptions, config, reader_name: str | None
     from eval.runner import PageResolver
     from index import Searcher, ensure_index
     from jarvis.confidence import ConfidenceModel, calibration_path
-    from jarvis.pipeline import Jarvis
+    from jarvis.assembly import assemble
     from jarvis.readers import load_reader
 
     index_dir = options.index_dir or ensure_index(options.corpus, config.home / "calibration-index",
@@ -218,8 +218,8 @@ def run_calibration(options: CalibrationOptions, config, reader_name: str | None
     with Searcher(index_dir, config.retrieval) as searcher:
         searcher.warm_up()
         reader = load_reader(config.reader, encoder=searcher.encoder, name=reader_name, glossary=searcher.glossary)
-        jarvis = Jarvis(searcher, reader, replace(config.reader, cache_size=0), config.top_k,
-                        confidence=ConfidenceModel.neutral(reader.name))
+        jarvis = assemble(config, searcher=searcher, reader=reader, settings=replace(config.reader, cache_size=0),
+                          confidence=ConfidenceModel.neutral(reader.name))
         observations = []
         for path in options.questions:
             observations += observe(jarvis, load_questions(Path(path)), resolver, Path(path).name, options.progress)

@@ -17,6 +17,16 @@ from index.documents import file_sha256
 log = logging.getLogger(__name__)
 
 MAIN_PAGE_PATH = "/w/Main_Page"
+HELDOUT_FILE = "heldout_pages.txt"   # beside pages.json.gz: the pages no model is trained or fitted on
+
+
+def heldout_titles(pages: Path) -> set[str]:
+    """The titles of the test bed's held-out pages (empty when the list is not there)."""
+    path = Path(pages).parent / HELDOUT_FILE
+    if not path.is_file():
+        return set()
+    return {line.strip() for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.startswith("#")}
 
 
 def realbed_corpus(home: Path, pages: Path, settings: CrawlSettings, progress: bool = True) -> Path:

@@ -78,8 +78,8 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
     """Run every evaluation, write report.md, chart.png, questions.csv and results.json; return the report."""
     from index import Searcher, ensure_index
     from jarvis.errors import first_line
-    from jarvis.confidence import load_confidence_model
-    from jarvis.pipeline import Jarvis, check_question
+    from jarvis.assembly import assemble
+    from jarvis.pipeline import check_question
 
     questions = load_questions(options.questions)
     for q in questions:  # a bad question stops the run now, with its line number, not half-way through
@@ -93,7 +93,7 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
         log.warning("expected pages not in the corpus (these questions score 0): %s", ", ".join(missing))
 
     # One set of indexes per corpus file: evaluating two corpora in turn must not rebuild each time.
-    eval_home = config.home / "eval-indexes" / _corpus_key(options.corpus)
+    eval_home = config.home / "eval-indexes" / corpus_key(options.corpus)
     tuned_dir = options.index_dir or ensure_index(options.corpus, eval_home / "tuned", profile="tuned",
                                                   progress=options.progress)
     profiles = {"tuned": tuned_dir}
@@ -122,14 +122,14 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
             if reader_config.name.startswith("fallback:"):
                 reader_config = replace(reader_config, name=reader.name)  # "auto" -> what answered
             settings = replace(config.reader, **reader_config.settings_changes)
-            confidence = load_confidence_model(reader.name, settings, config.home)   # as `jarvis ask` would
-            jarvis = Jarvis(searchers["tuned"], reader, settings, config.top_k, confidence=confidence)
+            jarvis = assemble(config, searcher=searchers["tuned"], reader=reader, settings=settings)   # as `ask` does
             configs.append(evaluate_qa(reader_config, jarvis, questions, resolver, bar))
             configs.append(evaluate_full(reader_config, "tuned", jarvis, questions, resolver, bar))
             if reader_config.default:
                 for other in ("lexical", "baseline"):
                     if other in searchers:
-                        jarvis = Jarvis(searchers[other], reader, settings, config.top_k, confidence=confidence)
+                        jarvis = assemble(config, searcher=searchers[other], reader=reader, settings=settings,
+                                          confidence=jarvis.confidence)
                         configs.append(evaluate_full(replace(reader_config, default=False), other, jarvis,
                                                      questions, resolver, bar))
 
@@ -140,7 +140,7 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
     return report
 
 
-def _corpus_key(corpus: Path) -> str:
+def corpus_key(corpus: Path) -> str:
     import hashlib
 
     where = hashlib.sha1(str(corpus.resolve()).encode("utf-8")).hexdigest()[:8]

@@ -197,7 +197,8 @@ def cmd_search(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_ask(args: argparse.Namespace, config: Config) -> int:
-    from jarvis.pipeline import Jarvis, check_question
+    from jarvis.assembly import assemble
+    from jarvis.pipeline import check_question
 
     question = check_question(args.question)  # fail fast, before loading anything heavy
     reader = replace(_reader_settings(args, config), sequential=args.sequential or config.reader.sequential)
@@ -205,7 +206,7 @@ def cmd_ask(args: argparse.Namespace, config: Config) -> int:
     from jarvis.questionlog import open_question_log
 
     config = _log_settings(args, config)
-    with Jarvis.from_config(config, _index_dir(args, config)) as jarvis:
+    with assemble(config, _index_dir(args, config)) as jarvis:
         answer = jarvis.ask(question)
     if args.json:
         _emit_json(answer.to_json())
@@ -264,7 +265,7 @@ def _serve_settings(args: argparse.Namespace, config: Config) -> tuple[Config, s
 
 def cmd_serve(args: argparse.Namespace, config: Config) -> int:
     from jarvis.bridge import check_bot, check_player_bot, check_server, check_token, serve
-    from jarvis.pipeline import Jarvis
+    from jarvis.assembly import assemble
     from jarvis.privacy import load_salt
 
     flags = argparse.Namespace(**vars(args))   # as given: a reload reads the file again under the same flags
@@ -298,7 +299,7 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
     from jarvis.questionlog import open_question_log
 
     question_log = open_question_log(config)
-    with Jarvis.from_config(config, _index_dir(args, config)) as jarvis:
+    with assemble(config, _index_dir(args, config)) as jarvis:
         return serve(config.bridge, jarvis, max_questions=args.max_questions, bot=bot, salt=load_salt(config.home),
                      log_player_names=config.log.player_names, profiles=config.home / "microsoft",
                      reload=reload if args.config else None, question_log=question_log)
@@ -367,6 +368,44 @@ def cmd_calibrate(args: argparse.Namespace, config: Config) -> int:
                                  out=Path(args.out) if args.out else None, precision=args.precision,
                                  progress=not args.quiet)
     result = run_calibration(options, config, reader_name=config.reader.reader or None)
+    print(result.summary())
+    return 0
+
+
+def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
+    from eval.questions import load_questions
+    from eval.runner import corpus_key
+    from index import Searcher, ensure_index
+    from crawler.corpus import read_corpus
+    from jarvis.readers.passages import PassageSelector
+    from jarvis.training import GoldQuestion, TrainOptions, TrainSettings, train_reader
+
+    if args.realbed and args.corpus:
+        raise JarvisError("--realbed and --corpus both name the corpus: give one")
+    corpus = Path(args.corpus) if args.corpus else config.bundled_corpus
+    excluded: set[str] = set()
+    if args.realbed:
+        from eval.realbed import heldout_titles, realbed_corpus
+
+        corpus = realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=not args.quiet)
+        excluded = heldout_titles(config.realbed_pages)
+    questions = [GoldQuestion(q.text, q.expected_title, q.answers) for path in args.questions
+                 for q in load_questions(path)]
+    kept = [q for q in questions if q.title not in excluded]
+    if len(kept) < len(questions):
+        log.warning("left out %d questions about held-out pages (never trained on)", len(questions) - len(kept))
+    index_dir = Path(args.index) if args.index else ensure_index(
+        corpus, config.home / "eval-indexes" / corpus_key(corpus) / "tuned", profile="tuned", progress=not args.quiet)
+    train = TrainSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
+                          seed=args.seed, threads=args.threads)
+    options = TrainOptions(out=Path(args.out), base=args.base or "", max_seq_len=args.max_seq_len,
+                           doc_stride=args.doc_stride, fraction=args.fraction, train=train,
+                           sources=tuple(Path(q).name for q in args.questions))
+    with Searcher(index_dir, config.retrieval) as searcher:
+        searcher.warm_up()
+        ranker = PassageSelector(config.reader, embedder=None)
+        result = train_reader(kept, read_corpus(corpus), options, ranker, search=searcher.search,
+                              progress=not args.quiet)
     print(result.summary())
     return 0
 
@@ -558,6 +597,30 @@ def build_parser() -> argparse.ArgumentParser:
                         "which jarvis then uses for that reader)")
     p.add_argument("--precision", type=_probability, default=0.8, metavar="P",
                    help="suggest the threshold at which stated answers are this share right (default: %(default)s)")
+
+    p = sub("train-reader", cmd_train_reader,
+            "fine-tune an extractive reader on questions with gold spans (docs/reader-training.md)")
+    p.add_argument("--questions", action="append", required=True, metavar="FILE",
+                   help="question file (question|page title|gold|gold...), repeatable")
+    p.add_argument("--corpus", metavar="FILE", help="the corpus the questions are about (default: the bundled one)")
+    p.add_argument("--realbed", action="store_true",
+                   help="the questions are about the real-wiki test bed; its held-out pages are never trained on")
+    p.add_argument("--index", metavar="DIR",
+                   help="an index of that corpus, for the wrong-page examples (default: built under $JARVIS_HOME)")
+    p.add_argument("--base", metavar="MODEL",
+                   help="encoder or QA checkpoint to start from: hub id or folder (default: the bundled all-MiniLM-L6-v2)")
+    p.add_argument("--out", required=True, metavar="DIR", help="where to write the trained reader")
+    p.add_argument("--epochs", type=float, default=2.0, metavar="N", help="passes over the data (default: %(default)s)")
+    p.add_argument("--batch-size", type=_positive, default=32, metavar="N", help="windows per step (default: %(default)s)")
+    p.add_argument("--learning-rate", type=float, default=1e-4, metavar="LR", help="peak learning rate (default: %(default)s)")
+    p.add_argument("--max-seq-len", type=_positive, default=256, metavar="N",
+                   help="tokens per window, question included (default: %(default)s)")
+    p.add_argument("--doc-stride", type=_positive, default=96, metavar="N",
+                   help="overlap of a long paragraph's windows (default: %(default)s)")
+    p.add_argument("--fraction", type=_probability, default=1.0, metavar="F",
+                   help="train on this share of the questions (a learning curve's points; default: all)")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default: %(default)s)")
+    p.add_argument("--threads", type=_non_negative, default=0, metavar="N", help="CPU threads (default: torch's)")
 
     p = sub("sample-wiki", cmd_sample_wiki, "serve the bundled sample wiki on localhost as MediaWiki-style HTML")
     p.add_argument("--port", type=_port, default=SAMPLE_WIKI_PORT, metavar="P", help="port (default: %(default)s; 0 picks a free one)")

@@ -1,6 +1,6 @@
 """Question in, answer out: retrieval (index.Searcher), reading (span reader or fallback), and how sure.
 
-    jarvis = Jarvis.from_config(config, index_dir)   # loads the reader and its confidence model once
+    jarvis = assemble(config, index_dir)               # jarvis/assembly.py: index, reader, confidence, once
     answer = jarvis.ask("what do cows drop?")          # Answer(text="0-2 leather and 1-3 raw beef", ...)
     answer.confidence, answer.abstained, answer.reply  # 0.81, False, '0-2 leather ... (source: Cow)'
 
@@ -27,11 +27,12 @@ from typing import Protocol, Sequence
 
 from crawler.guide import GUIDE_KIND, GUIDE_SITE
 from jarvis.config import Config, ReaderSettings
-from jarvis.confidence import ConfidenceModel, answer_signals, load_confidence_model, retrieval_signals
+from jarvis.confidence import ConfidenceModel, answer_signals, retrieval_signals
 from jarvis.errors import JarvisError
 from jarvis.lexical import TermAnalyzer, bm25_scores
 from jarvis.readers import load_reader  # noqa: F401 - re-exported: the pipeline's way to get a reader
 from jarvis.readers.base import Passage, Reader, Span, sentence_around
+from jarvis.readers.passages import PassageSelector
 from jarvis.replies import REPLY_BUDGET, compose_reply
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,33 @@ def check_question(text: str) -> str:
 def normalize_question(question: str) -> str:
     """The answer cache's key: case, spacing and closing punctuation do not change the question."""
     return re.sub(r"\s+", " ", question.casefold()).strip().rstrip("?!. ")
+
+
+class Searcher(Protocol):
+    """What the pipeline needs of retrieval: index.Searcher, or any object with these."""
+
+    @property
+    def version(self) -> str:
+        """The live index generation: answers are cached per version."""
+
+    @property
+    def sites(self) -> list[str]:
+        """The wikis (and "server guide") the index holds."""
+
+    @property
+    def glossary(self):
+        """The players' words (index.glossary.Glossary) the index was built with."""
+
+    @property
+    def encoder(self):
+        """The question encoder of a hybrid index (index.dense.DenseEncoder), or None."""
+
+    def search(self, query: str, k: int = 3) -> list:
+        """The top k pages (index.Hit), best first."""
+
+    def warm_up(self) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class Page(Protocol):
@@ -172,44 +200,31 @@ class AnswerCache:
 
 @dataclass
 class Jarvis:
-    """Retrieval plus reading. Holds the open searcher, the loaded reader and the answer cache."""
+    """Retrieval plus reading. Holds the open searcher, the loaded reader and the answer cache.
+    Built by ``jarvis.assembly.assemble`` (the one place that knows how the parts fit)."""
 
-    searcher: object                # index.Searcher: .search(question, k) -> [Hit], .version, .glossary
+    searcher: Searcher
     reader: Reader
+    confidence: ConfidenceModel
     settings: ReaderSettings = field(default_factory=ReaderSettings)
     top_k: int = 3
+    # The span reader reads what fits a token budget (jarvis/readers/passages.py): long real pages no longer
+    # mean long waits. None: the reader reads every passage given (the fallback ranks them itself).
+    selector: PassageSelector | None = None
+    owns_searcher: bool = True      # close() closes the searcher (not when a caller shares one)
     stats: AskStats = field(default_factory=AskStats)
-    confidence: ConfidenceModel | None = None   # None: the reader's own (load_confidence_model)
 
     def __post_init__(self) -> None:
-        from jarvis.readers.passages import PassageSelector
-
         self._cache = AnswerCache(self.settings.cache_size)
         self._lock = threading.Lock()
         self._analyzer = TermAnalyzer()
-        if self.confidence is None:
-            self.confidence = load_confidence_model(self.reader.name, self.settings)
-        # The span reader reads what fits a token budget (jarvis/readers/passages.py): long real pages no longer
-        # mean long waits. The fallback ranks passages itself and reads them all.
-        tokenizer = getattr(self.reader, "tokenizer", None)
-        self._selector = PassageSelector(self.settings, tokenizer=tokenizer) if tokenizer is not None else None
 
     @classmethod
     def from_config(cls, config: Config, index_dir: str | Path, confidence: ConfidenceModel | None = None) -> "Jarvis":
-        """Open the index, load the reader and its confidence model (``confidence``: another to use)."""
-        from index import Searcher
+        """Open the index, load the reader and its confidence model: ``jarvis.assembly.assemble``."""
+        from jarvis.assembly import assemble
 
-        # Opens now: a missing index is a user error before anything heavy loads.
-        searcher = Searcher(Path(index_dir), config.retrieval)
-        try:
-            searcher.warm_up()   # the question encoder of a hybrid index; the fallback reader shares it
-            reader = load_reader(config.reader, encoder=searcher.encoder, name=config.reader.reader or None,
-                                 glossary=searcher.glossary)
-            confidence = confidence or load_confidence_model(reader.name, config.reader, config.home)
-        except BaseException:
-            searcher.close()
-            raise
-        return cls(searcher, reader, config.reader, config.top_k, confidence=confidence)
+        return assemble(config, index_dir, confidence=confidence)
 
     # ------------------------------------------------------------------ asking
 
@@ -234,7 +249,7 @@ class Jarvis:
         ranked first are read: the guide's when a guide page won the search (its prior makes it win
         ties, index/settings.py), the wiki's otherwise, so that a reader's own preferences (the page
         named in the question: "diamonds" -> Diamond) cannot undo that choice."""
-        if GUIDE_SITE not in (getattr(self.searcher, "sites", ()) or ()):
+        if GUIDE_SITE not in self.searcher.sites:
             return self.searcher.search(question, k=self.top_k)
         hits = self.searcher.search(question, k=2 * self.top_k)
         guide_won = bool(hits) and hits[0].kind == GUIDE_KIND
@@ -258,7 +273,7 @@ class Jarvis:
     def _read(self, question: str, pages: Sequence[Page], began: float) -> Answer:
         self.stats.reads += 1
         titles = tuple(page.title for page in pages)
-        several = len(getattr(self.searcher, "sites", ()) or ()) > 1
+        several = len(self.searcher.sites) > 1
         judged = self.judge(question, pages)
         if judged is None:
             # No answer to state; the best page is still worth pointing to (none when nothing matched).
@@ -280,8 +295,8 @@ class Jarvis:
         passages = self.passages_of(pages)
         if self.settings.max_paragraphs:
             passages = self.best_passages(question, passages, self.settings.max_paragraphs)
-        if self._selector is not None:
-            passages = self._selector.select(question, passages).passages
+        if self.selector is not None:
+            passages = self.selector.select(question, passages).passages
         span = self.reader.read(question, passages) if passages else None
         if span is None:
             return None
@@ -290,7 +305,7 @@ class Jarvis:
 
     def signals(self, question: str, pages: Sequence[Page], span: Span) -> dict[str, float]:
         """Everything the confidence model weighs: the retrieval's, the answer's, and the reader's own."""
-        glossary = getattr(self.searcher, "glossary", None)
+        glossary = self.searcher.glossary
         expanded = glossary.expand(question) if glossary is not None else question
         return {**retrieval_signals(pages, span.passage.title),
                 **answer_signals(question, span.text, span.passage.title, self._analyzer, expanded),
@@ -308,9 +323,8 @@ class Jarvis:
     # ------------------------------------------------------------------ lifetime
 
     def close(self) -> None:
-        close = getattr(self.searcher, "close", None)
-        if close:
-            close()
+        if self.owns_searcher:
+            self.searcher.close()
 
     def __enter__(self) -> "Jarvis":
         return self

@@ -14,7 +14,7 @@ from jarvis.cli import main
 from jarvis.config import Config, ReaderSettings
 from jarvis.confidence import (ConfidenceModel, ConfidenceModelError, fit_confidence, load_confidence_model,
                                shipped_model_path)
-from jarvis.pipeline import Jarvis
+from jarvis.assembly import assemble
 
 # Every sentence says "in the game": a gold answer of those words is inside any reply that quotes one.
 PAGES = [
@@ -90,7 +90,7 @@ def test_the_threshold_splits_stated_from_unsure(tmp_path, small_index, probabil
     path = constant_model(probability).save(tmp_path / "model.json")   # loaded from its file, as configured
     config = Config(home=tmp_path, reader=ReaderSettings(model="", reader="fallback:lexical",
                                                          confidence_model=str(path), answer_threshold=threshold))
-    with Jarvis.from_config(config, small_index) as jarvis:
+    with assemble(config, small_index) as jarvis:
         answer = jarvis.ask("what do glimmers drop")
     assert answer.found and answer.confidence == pytest.approx(probability)
     assert answer.abstained is not stated
@@ -157,7 +157,7 @@ def test_jarvis_calibrate_refits_a_span_reader_on_a_small_question_set(tmp_path,
                  "--no-int8", "--json", "-q"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["reader"] == "model"
-    with Jarvis.from_config(Config(home=tmp_path / "home", reader=ReaderSettings(model=str(tiny_qa_model),
+    with assemble(Config(home=tmp_path / "home", reader=ReaderSettings(model=str(tiny_qa_model),
                                                                                  quantize=False)),
                             small_index) as jarvis:
         answer = jarvis.ask("what do glimmers drop")

@@ -108,11 +108,11 @@ def test_two_guide_pages_with_one_title_are_an_error(tmp_path):
 
 
 def test_every_guide_question_is_answered_from_its_guide_page(guide_index, offline_config):
-    from jarvis.pipeline import Jarvis
+    from jarvis.assembly import assemble
 
     questions = load_questions(GUIDE_QUESTIONS)
     assert len(questions) >= 20
-    with Jarvis.from_config(offline_config, guide_index) as jarvis:
+    with assemble(offline_config, guide_index) as jarvis:
         answers = [(q, jarvis.ask(q.text)) for q in questions]
     wrong = [(q.text, a.title, a.site) for q, a in answers
              if not (a.found and a.title == q.expected_title and a.site == GUIDE_SITE)]

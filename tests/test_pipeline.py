@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from crawler.corpus import Page, write_corpus
+from jarvis.assembly import assemble
 from jarvis.cli import main
 from jarvis.config import Config, ReaderSettings
 from jarvis.errors import JarvisError
-from jarvis.pipeline import MAX_QUESTION_CHARS, Jarvis, QuestionError, check_question, normalize_question
+from jarvis.pipeline import MAX_QUESTION_CHARS, QuestionError, check_question, normalize_question
 from jarvis.readers.base import Passage
 
 DESIGN_JSON_KEYS = {"answer", "score", "title", "reader", "seconds", "confidence", "abstained", "reply", "sentence"}
@@ -63,7 +64,7 @@ def config_for(model: str | Path, **reader) -> Config:
 
 @pytest.fixture
 def jarvis(tiny_qa_model, small_index):
-    with Jarvis.from_config(config_for(tiny_qa_model, no_answer_margin=-1e9), small_index) as j:
+    with assemble(config_for(tiny_qa_model, no_answer_margin=-1e9), small_index) as j:
         yield j
 
 
@@ -124,7 +125,7 @@ def test_describe_names_reply_answer_page_confidence_reader_and_time(jarvis):
 
 
 def test_unsure_when_no_span_beats_the_no_answer_score(tiny_qa_model, small_index):
-    with Jarvis.from_config(config_for(tiny_qa_model, no_answer_margin=1e9), small_index) as jarvis:
+    with assemble(config_for(tiny_qa_model, no_answer_margin=1e9), small_index) as jarvis:
         answer = jarvis.ask("what do cows drop?")
     # Nothing to state, but the top page is worth reading: Jarvis says it is not sure and points to it.
     assert not answer.found and answer.text == "" and answer.abstained and answer.confidence == 0.0
@@ -158,7 +159,7 @@ def test_same_question_is_answered_from_the_cache_without_reading(jarvis):
 
 def test_cache_is_bounded(tiny_qa_model, small_index):
     config = config_for(tiny_qa_model, no_answer_margin=-1e9, cache_size=2)
-    with Jarvis.from_config(config, small_index) as jarvis:
+    with assemble(config, small_index) as jarvis:
         for question in ["what do cows drop", "where do zombies spawn", "how are torches crafted"]:
             jarvis.ask(question)
         assert jarvis.ask("how are torches crafted").cached          # recent: kept
@@ -168,7 +169,7 @@ def test_cache_is_bounded(tiny_qa_model, small_index):
 
 def test_a_new_index_version_is_not_answered_from_the_old_cache(tiny_qa_model, tmp_path):
     index_dir = build(PAGES, tmp_path / "index")
-    with Jarvis.from_config(config_for(tiny_qa_model, no_answer_margin=-1e9), index_dir) as jarvis:
+    with assemble(config_for(tiny_qa_model, no_answer_margin=-1e9), index_dir) as jarvis:
         jarvis.ask("what do cows drop?")
         changed = [replace(PAGES[0], paragraphs=["Cows now drop 7 golden carrots each."], sha1="")] + PAGES[1:]
         build(changed, index_dir)   # atomic swap beside the open searcher
@@ -202,7 +203,7 @@ def test_paragraph_preranking_keeps_the_best_matching_paragraphs_in_reading_orde
 
 def test_max_paragraphs_reads_only_that_many(tiny_qa_model, small_index):
     config = config_for(tiny_qa_model, no_answer_margin=-1e9, max_paragraphs=1)
-    with Jarvis.from_config(config, small_index) as jarvis:
+    with assemble(config, small_index) as jarvis:
         answer = jarvis.ask("what do cows drop?")
     assert answer.text in PAGES[0].paragraphs[1]
 
@@ -274,7 +275,7 @@ def test_uncached_hub_model_falls_back_at_once_with_a_one_line_notice(small_inde
 @pytest.fixture(scope="module", params=["minilm", "lexical"])
 def fallback_jarvis(request, bundled_index):
     config = Config(reader=ReaderSettings(model="", fallback=request.param))
-    with Jarvis.from_config(config, bundled_index) as jarvis:
+    with assemble(config, bundled_index) as jarvis:
         assert jarvis.reader.name == f"fallback:{request.param}"
         yield jarvis
 

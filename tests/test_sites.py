@@ -83,7 +83,7 @@ def test_two_wikis_with_one_name_clash_until_one_is_renamed(realbed_corpus, bund
 
 
 def test_both_cow_pages_are_found_and_answers_carry_their_site(two_wikis):
-    from jarvis.pipeline import Jarvis
+    from jarvis.assembly import assemble
 
     with Searcher(two_wikis) as searcher:
         assert searcher.sites == ["Sample wiki", "Minecraft Wiki"]
@@ -93,7 +93,7 @@ def test_both_cow_pages_are_found_and_answers_carry_their_site(two_wikis):
         assert cows["Sample wiki"].url != cows["Minecraft Wiki"].url
         assert cows["Sample wiki"].paragraphs != cows["Minecraft Wiki"].paragraphs   # two pages, not one
     config = Config(reader=ReaderSettings(model="", cache_size=0))
-    with Jarvis.from_config(config, two_wikis) as jarvis:
+    with assemble(config, two_wikis) as jarvis:
         answer = jarvis.ask("what do cows drop?")
     assert answer.found and answer.title == "Cow" and answer.site in {"Sample wiki", "Minecraft Wiki"}
     assert answer.source == f"Cow, {answer.site}" and answer.to_json()["site"] == answer.site

@@ -52,10 +52,23 @@ class Span:
     signals: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ReaderNeeds:
+    """What a reader asks of the pipeline, declared by the reader instead of probed for."""
+
+    # Read only the passages a token budget allows (jarvis/readers/passages.py), counted with ``tokenizer``
+    # (None: estimated from words) for windows of ``max_seq_len`` tokens overlapping by ``doc_stride``.
+    passage_selection: bool = False
+    tokenizer: object = None
+    max_seq_len: int = 384
+    doc_stride: int = 128
+
+
 class Reader(Protocol):
     """What the pipeline needs from a reader (span reader or fallback)."""
 
     name: str
+    needs: ReaderNeeds
 
     def read(self, question: str, passages: Sequence[Passage]) -> Span | None:
         """The best answer in the passages, or None when the reader does not know."""

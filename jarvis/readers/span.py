@@ -34,7 +34,9 @@ from typing import Sequence
 
 from jarvis.config import READER_BACKENDS, ReaderSettings
 from jarvis.errors import first_line
-from jarvis.readers.base import ModelUnavailableError, Passage, ReaderSettingsError, Span
+from jarvis.readers.base import ModelUnavailableError, Passage, ReaderNeeds, ReaderSettingsError, Span
+from jarvis.readers.card import CONTEXT_HEADER, ReaderCard
+from jarvis.readers.context import reader_context
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +74,13 @@ class _WindowResult:
 class SpanReader:
     """An AutoModelForQuestionAnswering with its tokenizer, loaded once and reused."""
 
-    def __init__(self, tokenizer, model, settings: ReaderSettings, name: str) -> None:
+    def __init__(self, tokenizer, model, settings: ReaderSettings, name: str, card: ReaderCard | None = None) -> None:
         import torch
 
+        card = card or ReaderCard()
+        # A trained reader reads with the window it was trained with (its card, jarvis/training).
+        settings = card.applied_to(settings)
+        self.card = card
         self.tokenizer = tokenizer
         self.tokenizer.padding_side = "right"   # token positions below are counted from the left
         self.model = model.eval()
@@ -83,6 +89,9 @@ class SpanReader:
         self._torch = torch
         self._input_names = model_input_names(tokenizer, model)
         self.backend = backend_of(model)
+        # Long real pages: read what fits the token budget, counted with this reader's own tokenizer and window.
+        self.needs = ReaderNeeds(passage_selection=True, tokenizer=tokenizer, max_seq_len=settings.max_seq_len,
+                                 doc_stride=settings.doc_stride)
 
     # ------------------------------------------------------------------ loading
 
@@ -101,18 +110,20 @@ class SpanReader:
         # More threads than this buys little for one question and starves the chat bridge.
         threads = settings.threads or min(torch.get_num_threads(), 8)
         torch.set_num_threads(threads)
+        card = ReaderCard.of(settings.model)
         if settings.backend == "onnx" and not torch.cuda.is_available():
-            tokenizer = _check_tokenizer(settings.model, _load_pretrained(settings.model, with_model=False)[0])
-            model = _onnx_model(settings, tokenizer, threads)
-            return cls(tokenizer, model, settings, name=model_name(settings.model, settings.quantize))
-        tokenizer, model = _load_pretrained(settings.model)
+            tokenizer = _check_tokenizer(settings.model, load_pretrained(settings.model, with_model=False)[0])
+            shipped = card.onnx_file(settings.model) if settings.quantize else None
+            model = _open_onnx(shipped, threads) if shipped else _onnx_model(settings, tokenizer, threads)
+            return cls(tokenizer, model, settings, name=model_name(settings.model, settings.quantize), card=card)
+        tokenizer, model = load_pretrained(settings.model)
         tokenizer = _check_tokenizer(settings.model, tokenizer)
         quantized = False
         if torch.cuda.is_available():
             model = model.to("cuda")  # a GPU beats int8 on a CPU; dynamic quantization is CPU-only
         elif settings.quantize:
             model, quantized = _quantize(model), True
-        return cls(tokenizer, model, settings, name=model_name(settings.model, quantized))
+        return cls(tokenizer, model, settings, name=model_name(settings.model, quantized), card=card)
 
     # ------------------------------------------------------------------ reading
 
@@ -153,10 +164,13 @@ class SpanReader:
         return question[:offsets[limit - 1][1]]
 
     def _tokenize(self, question: str, passages: Sequence[Passage]):
-        """Question + paragraph pairs as windows; a long paragraph yields several overlapping ones."""
-        return self.tokenizer(
+        """Question + paragraph pairs as windows; a long paragraph yields several overlapping ones. A reader
+        trained with context headers reads each paragraph after its "Page > Section: " header
+        (jarvis/readers/context.py); ``passage_offset`` says where, per window, the paragraph begins."""
+        contexts = [self._context(p) for p in passages]
+        windows = self.tokenizer(
             [question] * len(passages),
-            [p.text for p in passages],
+            [text for text, _ in contexts],
             truncation="only_second",
             max_length=self.settings.max_seq_len,
             stride=self.settings.doc_stride,
@@ -164,6 +178,13 @@ class SpanReader:
             return_offsets_mapping=True,
             padding=False,
         )
+        windows["passage_offset"] = [contexts[m][1] for m in windows["overflow_to_sample_mapping"]]
+        return windows
+
+    def _context(self, passage: Passage) -> tuple[str, int]:
+        if self.card.context == CONTEXT_HEADER:
+            return reader_context(passage.title, passage.section, passage.text)
+        return passage.text, 0
 
     def _score_windows(self, windows, ids: Sequence[int]) -> list[_WindowResult]:
         """One forward pass over the given windows; the best span of each (None-free list)."""
@@ -182,7 +203,9 @@ class SpanReader:
         null_pos = []
         for row, w in enumerate(ids):
             seq_ids = windows.sequence_ids(w)
-            context[row, :len(seq_ids)] = torch.tensor([s == 1 for s in seq_ids])
+            offsets, first = windows["offset_mapping"][w], windows["passage_offset"][w]
+            context[row, :len(seq_ids)] = torch.tensor([s == 1 and offsets[i][0] >= first
+                                                        for i, s in enumerate(seq_ids)])
             null_pos.append(_cls_position(windows["input_ids"][w], self.tokenizer.cls_token_id))
         rows = torch.arange(len(ids))
         null_scores = start_logits[rows, null_pos] + end_logits[rows, null_pos]
@@ -212,7 +235,9 @@ class SpanReader:
         for rank, (passage_no, windows, result) in enumerate(ranked):
             passage = passages[passage_no]
             offsets = windows["offset_mapping"][result.window]
-            start, end = widen_to_words(passage.text, offsets[result.start_token][0], offsets[result.end_token][1])
+            first = windows["passage_offset"][result.window]
+            start, end = widen_to_words(passage.text, offsets[result.start_token][0] - first,
+                                        offsets[result.end_token][1] - first)
             if start >= end:
                 continue
             best = spans[0].score if spans else result.span_score
@@ -265,7 +290,7 @@ def _onnx_model(settings: ReaderSettings, tokenizer, threads: int):
 
     directory = _model_directory(settings.model)
     if directory is None:                     # a hub id not downloaded yet: download (or fail) first
-        _load_pretrained(settings.model)
+        load_pretrained(settings.model)
         directory = _model_directory(settings.model)
     if directory is None:
         raise ModelUnavailableError(f"cannot find the files of {settings.model} after loading it")
@@ -273,7 +298,7 @@ def _onnx_model(settings: ReaderSettings, tokenizer, threads: int):
     target = export_path(directory, export_dir, settings.quantize, label=model_name(settings.model))
     if not target.is_file():
         log.warning("exporting %s to ONNX%s (first use only)", settings.model, " int8" if settings.quantize else "")
-        _, model = _load_pretrained(str(directory))
+        _, model = load_pretrained(str(directory))
         try:
             export_qa_model(model, model_input_names(tokenizer, model), target, settings.quantize)
         except OSError as exc:
@@ -282,10 +307,16 @@ def _onnx_model(settings: ReaderSettings, tokenizer, threads: int):
             raise ModelUnavailableError(f"cannot export {settings.model} to ONNX ({first_line(exc)}); "
                                         "use the torch backend") from exc
         del model
+    return _open_onnx(target, threads)
+
+
+def _open_onnx(path: Path, threads: int):
+    from jarvis.readers.onnx_backend import OnnxQAModel
+
     try:
-        return OnnxQAModel(target, threads)
+        return OnnxQAModel(path, threads)
     except Exception as exc:  # noqa: BLE001 - onnxruntime's own exception types
-        raise ModelUnavailableError(f"cannot open the ONNX export {target} ({first_line(exc)})") from exc
+        raise ModelUnavailableError(f"cannot open the ONNX model {path} ({first_line(exc)})") from exc
 
 
 def _model_directory(source: str) -> Path | None:
@@ -338,7 +369,7 @@ def no_progress_bars(active: bool = True):
             hf_logging.enable_progress_bar()
 
 
-def _load_pretrained(source: str, with_model: bool = True):
+def load_pretrained(source: str, with_model: bool = True):
     """Tokenizer and QA model (None unless ``with_model``) from a local directory or the hub (cache
     first, then download)."""
     from transformers import AutoModelForQuestionAnswering, AutoTokenizer

@@ -31,7 +31,7 @@ from jarvis.readers.fallback.kinds import (DROPS, EXPERIENCE, METHOD, PLACE, PRO
 from jarvis.readers.fallback.tables import parse_row
 from jarvis.readers.fallback.trimming import answer_opening, answer_start, clause_end, says_something, strip_span
 from jarvis.lexical import TermAnalyzer, Word, bm25_scores
-from jarvis.readers.base import Passage, Span
+from jarvis.readers.base import ReaderNeeds, Passage, Span
 
 
 # Candidate sentences compared with each other for the confidence model's signals: the margin of each over
@@ -74,6 +74,8 @@ class ScoredSentence:
 
 class SentenceReader:
     """Best answer sentence of the top pages, trimmed; ``encoder=None`` is the lexical variant."""
+
+    needs = ReaderNeeds()   # it ranks the passages itself and reads them all
 
     def __init__(self, encoder=None, settings: FallbackSettings | None = None, glossary: Glossary | None = None) -> None:
         self.encoder = encoder              # index.dense.DenseEncoder, or None

