@@ -373,39 +373,40 @@ def cmd_calibrate(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
+    from crawler.corpus import read_corpus
     from eval.questions import load_questions
     from eval.runner import corpus_key
     from index import Searcher, ensure_index
-    from crawler.corpus import read_corpus
     from jarvis.readers.passages import PassageSelector
     from jarvis.training import GoldQuestion, TrainOptions, TrainSettings, train_reader
 
-    if args.realbed and args.corpus:
-        raise JarvisError("--realbed and --corpus both name the corpus: give one")
-    corpus = Path(args.corpus) if args.corpus else config.bundled_corpus
+    corpora = [Path(c) for c in args.corpus or []]
     excluded: set[str] = set()
     if args.realbed:
         from eval.realbed import heldout_titles, realbed_corpus
 
-        corpus = realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=not args.quiet)
+        corpora.insert(0, realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=not args.quiet))
         excluded = heldout_titles(config.realbed_pages)
+    corpora = corpora or [config.bundled_corpus]
     questions = [GoldQuestion(q.text, q.expected_title, q.answers) for path in args.questions
                  for q in load_questions(path)]
     kept = [q for q in questions if q.title not in excluded]
     if len(kept) < len(questions):
         log.warning("left out %d questions about held-out pages (never trained on)", len(questions) - len(kept))
+    # The wrong pages retrieval returns come from the first corpus's index.
     index_dir = Path(args.index) if args.index else ensure_index(
-        corpus, config.home / "eval-indexes" / corpus_key(corpus) / "tuned", profile="tuned", progress=not args.quiet)
+        corpora[0], config.home / "eval-indexes" / corpus_key(corpora[0]) / "tuned", profile="tuned",
+        progress=not args.quiet)
     train = TrainSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
                           seed=args.seed, threads=args.threads)
     options = TrainOptions(out=Path(args.out), base=args.base or "", max_seq_len=args.max_seq_len,
                            doc_stride=args.doc_stride, fraction=args.fraction, train=train,
                            sources=tuple(Path(q).name for q in args.questions))
+    pages = [page for corpus in corpora for page in read_corpus(corpus)]
     with Searcher(index_dir, config.retrieval) as searcher:
         searcher.warm_up()
         ranker = PassageSelector(config.reader, embedder=None)
-        result = train_reader(kept, read_corpus(corpus), options, ranker, search=searcher.search,
-                              progress=not args.quiet)
+        result = train_reader(kept, pages, options, ranker, search=searcher.search, progress=not args.quiet)
     print(result.summary())
     return 0
 
@@ -452,7 +453,7 @@ def build_parser() -> argparse.ArgumentParser:
                              help="read only the N paragraphs of the top pages that best match the question")
     reader_opts.add_argument("--answer-threshold", type=_probability, default=None, metavar="P",
                              help="state an answer only when its confidence is at least P, else say \"not sure\" and "
-                                  f"point to the page (default: {Config().reader.answer_threshold})")
+                                  f"point to the page (default: the one chosen with the reader's confidence model)")
     reader_opts.add_argument("--confidence-model", metavar="FILE", default=None,
                              help="the confidence model to use (default: the reader's own, see jarvis calibrate)")
 
@@ -602,9 +603,10 @@ def build_parser() -> argparse.ArgumentParser:
             "fine-tune an extractive reader on questions with gold spans (docs/reader-training.md)")
     p.add_argument("--questions", action="append", required=True, metavar="FILE",
                    help="question file (question|page title|gold|gold...), repeatable")
-    p.add_argument("--corpus", metavar="FILE", help="the corpus the questions are about (default: the bundled one)")
+    p.add_argument("--corpus", action="append", metavar="FILE",
+                   help="a corpus the questions are about (repeatable; default: the bundled one)")
     p.add_argument("--realbed", action="store_true",
-                   help="the questions are about the real-wiki test bed; its held-out pages are never trained on")
+                   help="the questions are (also) about the real-wiki test bed; its held-out pages are never trained on")
     p.add_argument("--index", metavar="DIR",
                    help="an index of that corpus, for the wrong-page examples (default: built under $JARVIS_HOME)")
     p.add_argument("--base", metavar="MODEL",

@@ -20,6 +20,10 @@ DEFAULT_QUESTIONS = PACKAGE_DIR.parent / "eval" / "questions.txt"
 REALBED_QUESTIONS = PACKAGE_DIR.parent / "eval" / "dev" / "realbed_dev.txt"
 
 DEFAULT_MODEL = "deepset/roberta-base-squad2"
+# Jarvis's own reader, trained on Minecraft questions (jarvis/training) and shipped in the package: what
+# answers when DEFAULT_MODEL cannot be had (offline, not cached). Its folder holds the int8 ONNX model, the
+# tokenizer, its card (jarvis-reader.json) and its model card (README.md).
+SHIPPED_READER = PACKAGE_DIR / "readers" / "data" / "jarvis-minilm-qa"
 READER_BACKENDS = ("onnx", "torch")  # what runs the span reader on a CPU (ReaderSettings.backend)
 SAMPLE_WIKI_HOST = "127.0.0.1"   # `jarvis sample-wiki` binds here by default
 SAMPLE_WIKI_PORT = 8080          # ... on this port; the bundled corpus's URLs name it too
@@ -121,7 +125,8 @@ class ReaderSettings:
     # bench/fit_confidence.py on the dev sets' risk-coverage curve: the lowest threshold at which 80 % of the
     # stated answers to new questions are right (cross-validated). Held back, real bed dev5: 87.5 % right,
     # 32 % stated (docs/confidence.md).
-    answer_threshold: float = 0.628
+    # None: the threshold chosen with the reader's confidence model (ConfidenceModel.threshold).
+    answer_threshold: float | None = None
     confidence_model: str = ""          # a confidence model file to use instead of the reader's own
 
 

@@ -286,8 +286,14 @@ class Jarvis:
         return Answer(question, span.text, span.score, span.passage.title, self.reader.name,
                       time.perf_counter() - began, url=span.passage.url, pages=titles,
                       sentence=sentence_around(span), confidence=judged.confidence,
-                      abstained=judged.confidence < self.settings.answer_threshold, site=span.passage.site,
+                      abstained=judged.confidence < self.answer_threshold, site=span.passage.site,
                       several_sites=several, signals=judged.signals)
+
+    @property
+    def answer_threshold(self) -> float:
+        """Below this confidence an answer is not stated: the setting when given, else the confidence model's."""
+        explicit = self.settings.answer_threshold
+        return explicit if explicit is not None else self.confidence.threshold
 
     def judge(self, question: str, pages: Sequence[Page]) -> Judged | None:
         """The reader's answer in the pages with its confidence and the signals it was computed from (what

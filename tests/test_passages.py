@@ -41,15 +41,15 @@ def reader(tiny_qa_model) -> SpanReader:
 
 
 def selector(reader: SpanReader, budget: int, **changes) -> PassageSelector:
-    return PassageSelector(replace(reader.settings, token_budget=budget, **changes), tokenizer=reader.tokenizer)
+    return PassageSelector(replace(reader.settings, token_budget=budget, **changes), tokenizer=reader.tokens)
 
 
 def reader_tokens(reader: SpanReader, question: str, passages) -> int:
     """The tokens the span reader really runs for these passages (every window, question included)."""
     if not passages:
         return 0
-    windows = reader._tokenize(reader._fit_question(question), passages)
-    return sum(len(ids) for ids in windows["input_ids"])
+    windows = reader._windows(reader._fit_question(question), [reader._context(p)[0] for p in passages])
+    return sum(len(w.ids) for w in windows)
 
 
 def test_question_kinds_and_sections():
@@ -136,14 +136,14 @@ class CountingEmbedder:
 def test_dense_similarity_ranks_and_is_bounded(reader):
     embedder = CountingEmbedder()
     settings = replace(reader.settings, token_budget=0)
-    chooser = PassageSelector(settings, tokenizer=reader.tokenizer, embedder=embedder)
+    chooser = PassageSelector(settings, tokenizer=reader.tokens, embedder=embedder)
     question = "where does meat come from"
-    plain = PassageSelector(settings, tokenizer=reader.tokenizer).scores(question, COW + ZOMBIE)
+    plain = PassageSelector(settings, tokenizer=reader.tokens).scores(question, COW + ZOMBIE)
     dense = chooser.scores(question, COW + ZOMBIE)
     assert dense[3] - plain[3] == pytest.approx(settings.passages.dense_weight)    # the beef passage gains
     assert all(d == pytest.approx(p) for i, (d, p) in enumerate(zip(dense, plain)) if i != 3)
     few = PassageSelector(replace(settings, passages=replace(settings.passages, dense_candidates=2)),
-                          tokenizer=reader.tokenizer, embedder=embedder)
+                          tokenizer=reader.tokens, embedder=embedder)
     few.scores(question, COW + ZOMBIE)
     assert embedder.calls[-1] == 3            # the question and the 2 best candidates, no more
 

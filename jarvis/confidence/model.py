@@ -22,6 +22,10 @@ from jarvis.errors import JarvisError
 FORMAT = 1
 
 
+# The answer threshold of a confidence model fitted without one (the offline reader's of v0.3).
+DEFAULT_THRESHOLD = 0.628
+
+
 class ConfidenceModelError(JarvisError):
     """A confidence model file that cannot be read."""
 
@@ -53,6 +57,13 @@ class ConfidenceModel:
                                        f"differ in length ({sorted(sizes)})")
         if any(s <= 0 for s in self.scale):
             raise ConfidenceModelError(f"confidence model for {self.reader}: a scale is not positive")
+
+    @property
+    def threshold(self) -> float:
+        """The answer threshold chosen with this model (its fit's risk-coverage curve), to three decimals;
+        DEFAULT_THRESHOLD for a model fitted without one."""
+        chosen = self.fitted_on.get("threshold")
+        return round(float(chosen), 3) if chosen is not None else DEFAULT_THRESHOLD
 
     @classmethod
     def neutral(cls, reader: str) -> "ConfidenceModel":

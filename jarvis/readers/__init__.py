@@ -1,18 +1,23 @@
 """Reading: the answer to a question cut out of the pages retrieval found. One package, one entry point.
 
-    load_reader(settings)                          # what `jarvis ask` uses: the span reader, else the fallback
+    load_reader(settings)                          # what `jarvis ask` uses: the span reader, else Jarvis's own,
+                                                   # else the fallback
     load_reader(settings, name="fallback:lexical") # one reader by name
     READERS                                        # name -> ReaderChoice (description, loader)
 
 Modules:
 - ``base``: ``Passage`` (what readers read), ``Span`` (what they return), the ``Reader`` protocol;
 - ``span``: the span reader (an extractive QA model, RoBERTa by default), and ``onnx_backend`` that runs
-  it with onnxruntime on a CPU;
+  it with onnxruntime on a CPU; ``card`` and ``context``: how a reader trained by Jarvis reads;
 - ``passages``: which passages the span reader reads within its token budget;
 - ``fallback``: the offline sentence reader, for when no QA weights can be loaded.
 
-A span reader that cannot load (weights not on disk, no network) gives way to the fallback reader
-named by ``settings.fallback``, with one warning; a reader named explicitly does not.
+A span reader that cannot load (weights not on disk, no network) gives way to Jarvis's own reader,
+shipped in the package (``jarvis``: a MiniLM trained on Minecraft questions, config.SHIPPED_READER). Offline,
+the default model being out of reach is the normal state: one line at info level says which reader answers.
+A model the user asked for that cannot load is a warning. When the shipped reader is missing or corrupt,
+the fallback reader named by ``settings.fallback`` answers, with one warning. A reader named explicitly
+does not fall back.
 """
 from __future__ import annotations
 
@@ -20,16 +25,17 @@ import logging
 from dataclasses import dataclass
 from typing import Callable
 
-from jarvis.config import ReaderSettings
+from jarvis.config import DEFAULT_MODEL, SHIPPED_READER, ReaderSettings
 from jarvis.readers.base import ModelUnavailableError, Passage, Reader, ReaderSettingsError, Span
 from jarvis.readers.span import SpanReader
 
-__all__ = ["READERS", "ReaderChoice", "UnknownReaderError", "load_reader", "ModelUnavailableError", "Passage",
+__all__ = ["READERS", "ReaderChoice", "UnknownReaderError", "load_own_reader", "load_reader", "ModelUnavailableError", "Passage",
            "Reader", "ReaderSettingsError", "Span", "SpanReader"]
 
 log = logging.getLogger(__name__)
 
 SPAN = "span"
+OWN = "jarvis"     # Jarvis's own reader, shipped in the package
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,8 @@ def _fallback(kind: str) -> Callable[[ReaderSettings, object, object], Reader]:
 READERS: dict[str, ReaderChoice] = {choice.name: choice for choice in (
     ReaderChoice(SPAN, "extractive QA model (settings.model: hub id or local directory)",
                  lambda settings, encoder, glossary: SpanReader.load(settings)),
+    ReaderChoice(OWN, "Jarvis's own extractive reader, trained on Minecraft questions, shipped in the package",
+                 lambda settings, encoder, glossary: load_own_reader(settings)),
     ReaderChoice("fallback:minilm", "offline sentence reader with MiniLM embeddings, no QA model", _fallback("minilm")),
     ReaderChoice("fallback:lexical", "offline sentence reader, words only", _fallback("lexical")),
     ReaderChoice("fallback:auto", "fallback:minilm when its model loads, else fallback:lexical", _fallback("auto")),
@@ -61,9 +69,18 @@ class UnknownReaderError(ValueError):
     user_error = True
 
 
+def load_own_reader(settings: ReaderSettings) -> Reader:
+    """The reader shipped in the package, run by onnxruntime (its int8 model is the only weights it ships)."""
+    from dataclasses import replace
+
+    if not SHIPPED_READER.is_dir():
+        raise ModelUnavailableError(f"Jarvis's own reader is not installed ({SHIPPED_READER} is missing)")
+    return SpanReader.load(replace(settings, model=str(SHIPPED_READER), backend="onnx", quantize=True))
+
+
 def load_reader(settings: ReaderSettings, encoder=None, name: str | None = None, glossary=None) -> Reader:
-    """The reader called ``name``; by default the span reader for ``settings.model``, falling back to
-    ``fallback:<settings.fallback>`` (with a warning) when the model cannot load or none is configured.
+    """The reader called ``name``; by default the span reader for ``settings.model``, then Jarvis's own reader,
+    then ``fallback:<settings.fallback>``; see the module docstring for what is said when.
 
     ``encoder``: the searcher's dense encoder to share; ``glossary``: the index's players' words
     (index.glossary.Glossary; None: the bundled ones), which the fallback reader reads questions with."""
@@ -74,13 +91,24 @@ def load_reader(settings: ReaderSettings, encoder=None, name: str | None = None,
     fallback = READERS.get(f"fallback:{settings.fallback}")
     if fallback is None:
         raise UnknownReaderError(f"unknown fallback reader {settings.fallback!r} "
-                                 f"(choose from {', '.join(n.split(':', 1)[1] for n in READERS if ':' in n)})")
+                                 f"(choose from {', '.join(n.split(':', 1)[1] for n in READERS if n.startswith('fallback:'))})")
     if not settings.model:
-        log.info("answering with the offline fallback reader (no QA model configured)")
-        return fallback.load(settings, encoder, glossary)
+        reader = fallback.load(settings, encoder, glossary)
+        log.info("answering with the offline reader %s (no QA model configured)", reader.name)
+        return reader
     try:
         return READERS[SPAN].load(settings, encoder, glossary)
     except ModelUnavailableError as exc:
+        unavailable = exc
+    try:
+        reader = READERS[OWN].load(settings, encoder, glossary)
+    except ModelUnavailableError as exc:
         reader = fallback.load(settings, encoder, glossary)
-        log.warning("QA model unavailable: %s; answering with the offline reader %s", exc, reader.name)
+        log.warning("QA model unavailable: %s; Jarvis's own reader cannot load either (%s); answering with the "
+                    "offline reader %s", unavailable, exc, reader.name)
         return reader
+    # Offline, the default model out of reach is the normal state; a model the user asked for is not.
+    say = log.info if settings.model == DEFAULT_MODEL else log.warning
+    say("%s: %s; answering with Jarvis's own reader %s", "QA model not available" if say is log.info
+        else "QA model unavailable", unavailable, reader.name)
+    return reader

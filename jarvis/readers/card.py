@@ -20,6 +20,7 @@ ONNX_NAME = "model.int8.onnx"
 CONTEXT_PLAIN = "plain"
 CONTEXT_HEADER = "header"
 CONTEXTS = (CONTEXT_PLAIN, CONTEXT_HEADER)
+RANKS = ("span", "margin")
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,13 @@ class ReaderCard:
     context: str = CONTEXT_PLAIN
     max_seq_len: int | None = None     # None: the configured window
     doc_stride: int | None = None
+    # How the best span is chosen across windows: "span" (the highest start + end logit) or "margin" (the
+    # highest start + end logit over the window's own no-answer score).
+    rank: str = "span"
+    # Always give the best span, however low, and leave "not sure" to the confidence model (which weighs the
+    # span's margin over no-answer): a "not sure" reply can then still quote where the answer most likely is.
+    # False: a span must beat its window's no-answer score by ReaderSettings.no_answer_margin.
+    always_answer: bool = False
 
     @classmethod
     def of(cls, source: str) -> "ReaderCard":
@@ -38,9 +46,12 @@ class ReaderCard:
             data = json.loads(path.read_text(encoding="utf-8"))
             card = cls(context=str(data.get("context", CONTEXT_PLAIN)),
                        max_seq_len=int(data["max_seq_len"]) if data.get("max_seq_len") else None,
-                       doc_stride=int(data["doc_stride"]) if data.get("doc_stride") is not None else None)
+                       doc_stride=int(data["doc_stride"]) if data.get("doc_stride") is not None else None,
+                       rank=str(data.get("rank", "span")), always_answer=bool(data.get("always_answer", False)))
         except (OSError, ValueError, TypeError, AttributeError) as exc:
             raise ModelUnavailableError(f"{path} is not a readable reader card ({exc})") from exc
+        if card.rank not in RANKS:
+            raise ModelUnavailableError(f"{path}: unknown rank {card.rank!r} (choose from {', '.join(RANKS)})")
         if card.context not in CONTEXTS:
             raise ModelUnavailableError(f"{path}: unknown context {card.context!r} (choose from {', '.join(CONTEXTS)})")
         return card

@@ -19,7 +19,6 @@ import logging
 import os
 import tempfile
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -29,14 +28,6 @@ OPSET = 17
 EXPORT_FORMAT = 1            # bump when the export recipe below changes: old caches are not reused
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
 OUTPUT_NAMES = ("start_logits", "end_logits")
-
-
-@dataclass(frozen=True)
-class QAOutput:
-    """What the span reader reads of a forward pass (the fields of transformers' QA output)."""
-
-    start_logits: object     # torch.Tensor [batch, length]
-    end_logits: object
 
 
 def export_path(model_dir: Path, export_dir: Path, quantize: bool, label: str = "") -> Path:
@@ -108,9 +99,9 @@ def _quantize_onnx(source: Path, target: Path) -> None:
 
 
 class OnnxQAModel:
-    """An exported QA model in an onnxruntime session, called like the transformers model it came from."""
+    """An exported QA model in an onnxruntime session: numpy inputs by name in, (start, end) logits out."""
 
-    device = "cpu"
+    backend = "onnx"
 
     def __init__(self, path: Path, threads: int) -> None:
         import onnxruntime
@@ -123,12 +114,6 @@ class OnnxQAModel:
         self.session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self.input_names = [i.name for i in self.session.get_inputs()]
 
-    def eval(self) -> "OnnxQAModel":
-        return self
-
-    def __call__(self, **inputs) -> QAOutput:
-        import torch
-
-        feed = {name: inputs[name].cpu().numpy() for name in self.input_names}
-        start, end = self.session.run(list(OUTPUT_NAMES), feed)
-        return QAOutput(torch.from_numpy(start), torch.from_numpy(end))
+    def __call__(self, inputs: dict):
+        start, end = self.session.run(list(OUTPUT_NAMES), {name: inputs[name] for name in self.input_names})
+        return start, end

@@ -4,7 +4,7 @@ The span reader's cost grows with the tokens it runs, and real pages are long (t
 pages of a real-wiki question hold ~7,000 words). So before reading, the candidate passages
 are ranked and the best are kept until a token budget is spent:
 
-    selector = PassageSelector(settings, tokenizer=reader.tokenizer, embedder=embedder)
+    selector = PassageSelector(settings, tokenizer=reader.tokens, embedder=embedder)
     chosen = selector.select(question, passages)      # Selection(passages=[...], tokens=..., ...)
     span = reader.read(question, chosen.passages)
 
@@ -133,7 +133,7 @@ class PassageSelector:
                  analyzer: TermAnalyzer | None = None) -> None:
         self.settings = settings
         self.weights: PassageSettings = settings.passages
-        self.tokenizer = tokenizer      # a transformers fast tokenizer: exact counts; None: an estimate
+        self.tokenizer = tokenizer      # the reader's jarvis.readers.tokens.Tokens: exact counts; None: an estimate
         self.embedder = embedder
         self.terms = CachedTerms(analyzer or TermAnalyzer())
 
@@ -242,13 +242,12 @@ class PassageSelector:
         cap = int(self.settings.max_seq_len * MAX_QUESTION_SHARE)
         if self.tokenizer is None:
             return min(cap, _estimate_tokens(question)), ESTIMATED_SPECIAL_TOKENS
-        question_ids = self.tokenizer(question, add_special_tokens=False)["input_ids"]
-        return min(cap, len(question_ids)), self.tokenizer.num_special_tokens_to_add(pair=True)
+        return min(cap, self.tokenizer.count([question])[0]), self.tokenizer.specials
 
     def _passage_tokens(self, texts: list[str]) -> list[int]:
         if self.tokenizer is None:
             return [_estimate_tokens(text) for text in texts]
-        return [len(ids) for ids in self.tokenizer(texts, add_special_tokens=False)["input_ids"]]
+        return self.tokenizer.count(texts)
 
     def _cut_to_fit(self, passage: Passage, budget: int, question_tokens: int,
                     specials: int) -> tuple[Passage | None, int]:
@@ -257,8 +256,7 @@ class PassageSelector:
         if room <= 0:
             return None, 0
         if self.tokenizer is not None:
-            offsets = self.tokenizer(passage.text, add_special_tokens=False,
-                                     return_offsets_mapping=True)["offset_mapping"]
+            offsets = self.tokenizer.offsets(passage.text)
             end = offsets[min(room, len(offsets)) - 1][1] if offsets else 0
             kept = min(room, len(offsets))
         else:

@@ -27,8 +27,9 @@ None and Jarvis says it does not know.
 from __future__ import annotations
 
 import logging
+import os
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -37,6 +38,7 @@ from jarvis.errors import first_line
 from jarvis.readers.base import ModelUnavailableError, Passage, ReaderNeeds, ReaderSettingsError, Span
 from jarvis.readers.card import CONTEXT_HEADER, ReaderCard
 from jarvis.readers.context import reader_context
+from jarvis.readers.tokens import Tokens, Window
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +66,7 @@ def widen_to_words(text: str, start: int, end: int) -> tuple[int, int]:
 class _WindowResult:
     """The best span of one window, in token positions."""
 
-    window: int
+    window: Window
     span_score: float
     null_score: float
     start_token: int
@@ -72,25 +74,26 @@ class _WindowResult:
 
 
 class SpanReader:
-    """An AutoModelForQuestionAnswering with its tokenizer, loaded once and reused."""
+    """An extractive QA model with its tokenizer, loaded once and reused.
 
-    def __init__(self, tokenizer, model, settings: ReaderSettings, name: str, card: ReaderCard | None = None) -> None:
-        import torch
+    ``model`` is called with numpy arrays (input_ids, attention_mask, token_type_ids as it takes them) and
+    returns start and end logits as numpy arrays: an onnxruntime session (onnx_backend.OnnxQAModel) or a
+    transformers model in torch (TorchQAModel)."""
 
+    def __init__(self, tokens: Tokens, model, settings: ReaderSettings, name: str, card: ReaderCard | None = None,
+                 input_names: Sequence[str] = ("input_ids", "attention_mask")) -> None:
         card = card or ReaderCard()
         # A trained reader reads with the window it was trained with (its card, jarvis/training).
         settings = card.applied_to(settings)
         self.card = card
-        self.tokenizer = tokenizer
-        self.tokenizer.padding_side = "right"   # token positions below are counted from the left
-        self.model = model.eval()
+        self.tokens = tokens
+        self.model = model
         self.settings = settings
         self.name = name
-        self._torch = torch
-        self._input_names = model_input_names(tokenizer, model)
-        self.backend = backend_of(model)
+        self._input_names = tuple(input_names)
+        self.backend = model.backend
         # Long real pages: read what fits the token budget, counted with this reader's own tokenizer and window.
-        self.needs = ReaderNeeds(passage_selection=True, tokenizer=tokenizer, max_seq_len=settings.max_seq_len,
+        self.needs = ReaderNeeds(passage_selection=True, tokenizer=tokens, max_seq_len=settings.max_seq_len,
                                  doc_stride=settings.doc_stride)
 
     # ------------------------------------------------------------------ loading
@@ -100,30 +103,35 @@ class SpanReader:
         """Load ``settings.model`` (local directory or hub id); ModelUnavailableError if impossible.
 
         On a GPU the model runs in torch; on a CPU with ``settings.backend``: "onnx" (exported
-        once, then onnxruntime) or "torch"; int8 when ``settings.quantize``.
+        once, then onnxruntime) or "torch"; int8 when ``settings.quantize``. A reader trained by Jarvis
+        brings its own int8 ONNX model: on a CPU it is run as it is, with neither torch nor transformers.
         """
-        import torch
-
         if settings.backend not in READER_BACKENDS:
             raise ReaderSettingsError(f"unknown reader backend {settings.backend!r} "
                                         f"(choose from {', '.join(READER_BACKENDS)})")
         # More threads than this buys little for one question and starves the chat bridge.
-        threads = settings.threads or min(torch.get_num_threads(), 8)
-        torch.set_num_threads(threads)
+        threads = settings.threads or min(os.cpu_count() or 1, 8)
         card = ReaderCard.of(settings.model)
-        if settings.backend == "onnx" and not torch.cuda.is_available():
+        shipped = card.onnx_file(settings.model) if settings.quantize else None
+        if settings.backend == "onnx" and shipped is not None and not cuda_available():
+            tokens = Tokens.from_folder(settings.model)
+            model = _open_onnx(shipped, threads)
+            return cls(tokens, model, settings, model_name(settings.model, True), card, model.input_names)
+        if settings.backend == "onnx" and not cuda_available():
             tokenizer = _check_tokenizer(settings.model, load_pretrained(settings.model, with_model=False)[0])
-            shipped = card.onnx_file(settings.model) if settings.quantize else None
-            model = _open_onnx(shipped, threads) if shipped else _onnx_model(settings, tokenizer, threads)
-            return cls(tokenizer, model, settings, name=model_name(settings.model, settings.quantize), card=card)
+            model = _onnx_model(settings, tokenizer, threads)
+            return cls(Tokens.from_transformers(tokenizer), model, settings,
+                       model_name(settings.model, settings.quantize), card, model.input_names)
         tokenizer, model = load_pretrained(settings.model)
         tokenizer = _check_tokenizer(settings.model, tokenizer)
         quantized = False
-        if torch.cuda.is_available():
+        if cuda_available():
             model = model.to("cuda")  # a GPU beats int8 on a CPU; dynamic quantization is CPU-only
         elif settings.quantize:
             model, quantized = _quantize(model), True
-        return cls(tokenizer, model, settings, name=model_name(settings.model, quantized), card=card)
+        names = model_input_names(tokenizer, model)
+        return cls(Tokens.from_transformers(tokenizer), TorchQAModel(model), settings,
+                   model_name(settings.model, quantized), card, names)
 
     # ------------------------------------------------------------------ reading
 
@@ -132,116 +140,101 @@ class SpanReader:
         return found[0] if found else None
 
     def candidates(self, question: str, passages: Sequence[Passage], n: int) -> list[Span]:
-        """The ``n`` best spans (one per window at most) that beat their window's no-answer score, best first,
-        each with its logits and margins (``Span.signals``) for the confidence model."""
+        """The ``n`` best spans (one per window at most), best first, each with its logits and margins
+        (``Span.signals``) for the confidence model. A span counts when it beats its window's no-answer score
+        by ``no_answer_margin``, or always when the reader's card says so (the confidence model judges it)."""
         passages = [p for p in passages if p.text.strip()]
         if not passages:
             return []
         question = self._fit_question(question)
+        contexts = [self._context(p) for p in passages]
+        starts = [offset for _, offset in contexts]    # where each paragraph begins in its context
+        results: list[_WindowResult] = []
         if self.settings.sequential:
-            results = []
-            for i, passage in enumerate(passages):  # one paragraph per forward pass
-                windows = self._tokenize(question, [passage])
-                results += [(i, windows, r) for r in self._score_windows(windows, range(len(windows["input_ids"])))]
+            for i, (text, _) in enumerate(contexts):  # one paragraph per forward pass
+                windows = [replace(w, source=i) for w in self._windows(question, [text])]
+                results += self._score_windows(windows, starts)
         else:
-            windows = self._tokenize(question, passages)
-            n = len(windows["input_ids"])
-            by_length = sorted(range(n), key=lambda w: len(windows["input_ids"][w]))
+            windows = sorted(self._windows(question, [text for text, _ in contexts]), key=lambda w: len(w.ids))
             size = max(1, self.settings.batch_size)
-            results = []
-            for first in range(0, n, size):
-                for r in self._score_windows(windows, by_length[first:first + size]):
-                    results.append((windows["overflow_to_sample_mapping"][r.window], windows, r))
-        return self._best_spans(passages, results, n)
+            for first in range(0, len(windows), size):
+                results += self._score_windows(windows[first:first + size], starts)
+        return self._best_spans(passages, starts, results, n)
 
     def _fit_question(self, question: str) -> str:
         """Cut an overlong question so the paragraph keeps most of the window."""
         limit = int(self.settings.max_seq_len * MAX_QUESTION_SHARE)
-        encoding = self.tokenizer(question, add_special_tokens=False, return_offsets_mapping=True)
-        offsets = encoding["offset_mapping"]
+        offsets = self.tokens.offsets(question)
         if len(offsets) <= limit:
             return question
         return question[:offsets[limit - 1][1]]
 
-    def _tokenize(self, question: str, passages: Sequence[Passage]):
-        """Question + paragraph pairs as windows; a long paragraph yields several overlapping ones. A reader
-        trained with context headers reads each paragraph after its "Page > Section: " header
-        (jarvis/readers/context.py); ``passage_offset`` says where, per window, the paragraph begins."""
-        contexts = [self._context(p) for p in passages]
-        windows = self.tokenizer(
-            [question] * len(passages),
-            [text for text, _ in contexts],
-            truncation="only_second",
-            max_length=self.settings.max_seq_len,
-            stride=self.settings.doc_stride,
-            return_overflowing_tokens=True,
-            return_offsets_mapping=True,
-            padding=False,
-        )
-        windows["passage_offset"] = [contexts[m][1] for m in windows["overflow_to_sample_mapping"]]
-        return windows
+    def _windows(self, question: str, contexts: Sequence[str]) -> list[Window]:
+        """Question + context pairs as windows; a long paragraph yields several overlapping ones."""
+        return self.tokens.windows(question, contexts, self.settings.max_seq_len, self.settings.doc_stride)
 
     def _context(self, passage: Passage) -> tuple[str, int]:
+        """What is read for a passage, and where the passage begins in it: a reader trained with context
+        headers reads each paragraph after its "Page > Section: " header (jarvis/readers/context.py); spans
+        are only taken from the paragraph itself."""
         if self.card.context == CONTEXT_HEADER:
             return reader_context(passage.title, passage.section, passage.text)
         return passage.text, 0
 
-    def _score_windows(self, windows, ids: Sequence[int]) -> list[_WindowResult]:
-        """One forward pass over the given windows; the best span of each (None-free list)."""
-        torch = self._torch
-        ids = list(ids)
-        features = [{name: windows[name][w] for name in self._input_names if name in windows} for w in ids]
-        batch = self.tokenizer.pad(features, padding=True, return_tensors="pt").to(self.model.device)
-        with torch.inference_mode():
-            output = self.model(**batch)
-        start_logits = output.start_logits.float().cpu()
-        end_logits = output.end_logits.float().cpu()
-        length = start_logits.shape[1]
+    def _score_windows(self, windows: Sequence[Window], starts: Sequence[int]) -> list[_WindowResult]:
+        """One forward pass over the given windows; the best span of each."""
+        import numpy as np
 
-        # Spans must lie inside the paragraph (sequence 1), start <= end, at most N tokens long.
-        context = torch.zeros((len(ids), length), dtype=torch.bool)
-        null_pos = []
-        for row, w in enumerate(ids):
-            seq_ids = windows.sequence_ids(w)
-            offsets, first = windows["offset_mapping"][w], windows["passage_offset"][w]
-            context[row, :len(seq_ids)] = torch.tensor([s == 1 and offsets[i][0] >= first
-                                                        for i, s in enumerate(seq_ids)])
-            null_pos.append(_cls_position(windows["input_ids"][w], self.tokenizer.cls_token_id))
-        rows = torch.arange(len(ids))
+        length = max(len(w.ids) for w in windows)
+        batch = {"input_ids": np.full((len(windows), length), self.tokens.pad_id, dtype=np.int64),
+                 "attention_mask": np.zeros((len(windows), length), dtype=np.int64),
+                 "token_type_ids": np.zeros((len(windows), length), dtype=np.int64)}
+        context = np.zeros((len(windows), length), dtype=bool)
+        null_pos = np.zeros(len(windows), dtype=np.int64)
+        for row, w in enumerate(windows):
+            batch["input_ids"][row, :len(w.ids)] = w.ids
+            batch["attention_mask"][row, :len(w.ids)] = 1
+            batch["token_type_ids"][row, :len(w.ids)] = w.type_ids
+            # Spans must lie inside the paragraph (sequence 1, after its header), start <= end, at most N tokens.
+            first = starts[w.source]
+            context[row, :len(w.ids)] = [s == 1 and w.offsets[i][0] >= first for i, s in enumerate(w.sequence_ids)]
+            null_pos[row] = _cls_position(w.ids, self.tokens.cls_id)
+        start_logits, end_logits = self.model({name: batch[name] for name in self._input_names})
+        start_logits, end_logits = start_logits.astype(np.float32), end_logits.astype(np.float32)
+        rows = np.arange(len(windows))
         null_scores = start_logits[rows, null_pos] + end_logits[rows, null_pos]
-        neg_inf = torch.finfo(start_logits.dtype).min
-        starts = start_logits.masked_fill(~context, neg_inf)
-        ends = end_logits.masked_fill(~context, neg_inf)
+        neg_inf = np.finfo(np.float32).min / 2
+        starts = np.where(context, start_logits, neg_inf)
+        ends = np.where(context, end_logits, neg_inf)
         pair = starts[:, :, None] + ends[:, None, :]
-        allowed = torch.ones((length, length), dtype=torch.bool).triu()
-        allowed &= ~torch.ones((length, length), dtype=torch.bool).triu(self.settings.max_answer_tokens)
-        pair = pair.masked_fill(~allowed, neg_inf)
-        best_scores, flat = pair.view(len(ids), -1).max(dim=1)
+        allowed = np.triu(np.ones((length, length), dtype=bool))
+        allowed &= ~np.triu(np.ones((length, length), dtype=bool), self.settings.max_answer_tokens)
+        pair = np.where(allowed[None], pair, neg_inf)
+        flat = pair.reshape(len(windows), -1).argmax(axis=1)
+        best_scores = pair.reshape(len(windows), -1)[rows, flat]
+        return [_WindowResult(w, float(best_scores[row]), float(null_scores[row]), int(flat[row]) // length,
+                              int(flat[row]) % length)
+                for row, w in enumerate(windows) if context[row].any()]   # else the question filled the window
 
-        results = []
-        for row, w in enumerate(ids):
-            if not context[row].any():
-                continue  # the question filled the whole window
-            results.append(_WindowResult(w, float(best_scores[row]), float(null_scores[row]),
-                                         int(flat[row]) // length, int(flat[row]) % length))
-        return results
-
-    def _best_spans(self, passages: Sequence[Passage], results, n: int) -> list[Span]:
-        """The highest-scoring spans among windows whose span beats their no-answer score, best first."""
+    def _best_spans(self, passages: Sequence[Passage], starts: Sequence[int], results: list[_WindowResult],
+                    n: int) -> list[Span]:
+        """The highest-ranked spans, best first (see ``candidates``)."""
         margin = self.settings.no_answer_margin
-        ranked = sorted((r for r in results if r[2].span_score - r[2].null_score > margin),
-                        key=lambda r: -r[2].span_score)
+        kept = results if self.card.always_answer else [r for r in results if r.span_score - r.null_score > margin]
+        if self.card.rank == "margin":
+            ranked = sorted(kept, key=lambda r: -(r.span_score - r.null_score))
+        else:
+            ranked = sorted(kept, key=lambda r: -r.span_score)
         spans: list[Span] = []
-        for rank, (passage_no, windows, result) in enumerate(ranked):
-            passage = passages[passage_no]
-            offsets = windows["offset_mapping"][result.window]
-            first = windows["passage_offset"][result.window]
+        for rank, result in enumerate(ranked):
+            passage, first = passages[result.window.source], starts[result.window.source]
+            offsets = result.window.offsets
             start, end = widen_to_words(passage.text, offsets[result.start_token][0] - first,
                                         offsets[result.end_token][1] - first)
             if start >= end:
                 continue
             best = spans[0].score if spans else result.span_score
-            runner_up = ranked[rank + 1][2].span_score if rank + 1 < len(ranked) else result.null_score
+            runner_up = ranked[rank + 1].span_score if rank + 1 < len(ranked) else result.null_score
             # For the confidence model (jarvis/confidence): the logits, the margins over the window's
             # no-answer score and over the next span, and how far below the best span this one is.
             signals = {"span_logit": result.span_score, "null_logit": result.null_score,
@@ -253,6 +246,22 @@ class SpanReader:
             if len(spans) >= n:
                 break
         return spans
+
+
+class TorchQAModel:
+    """A transformers QA model called like the ONNX session: numpy arrays in, numpy logits out."""
+
+    def __init__(self, model) -> None:
+        self.model = model.eval()
+        self.backend = "torch-cuda" if str(getattr(model, "device", "cpu")).startswith("cuda") else "torch"
+
+    def __call__(self, inputs: dict):
+        import torch
+
+        device = self.model.device
+        with torch.inference_mode():
+            output = self.model(**{k: torch.from_numpy(v).to(device) for k, v in inputs.items()})
+        return output.start_logits.float().cpu().numpy(), output.end_logits.float().cpu().numpy()
 
 
 # ---------------------------------------------------------------------- loading helpers
@@ -269,13 +278,16 @@ def model_input_names(tokenizer, model) -> list[str]:
     return [n for n in names if n in accepted]
 
 
-def backend_of(model) -> str:
-    """"onnx", "torch" or "torch-cuda": what runs the forward passes."""
-    from jarvis.readers.onnx_backend import OnnxQAModel
+def cuda_available() -> bool:
+    """Whether torch sees a CUDA GPU; without an NVIDIA driver on the machine torch is not even imported
+    (a second of a cold start on the onnx path)."""
+    import shutil
 
-    if isinstance(model, OnnxQAModel):
-        return "onnx"
-    return "torch-cuda" if str(getattr(model, "device", "cpu")).startswith("cuda") else "torch"
+    if not (Path("/dev/nvidiactl").exists() or shutil.which("nvidia-smi")):
+        return False
+    import torch
+
+    return torch.cuda.is_available()
 
 
 def _check_tokenizer(source: str, tokenizer):

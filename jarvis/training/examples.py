@@ -132,31 +132,42 @@ def _example(question: str, passage: Passage, origin: str, span: tuple[int, int]
     return QAExample(question, context, passage.text[start:end], offset + start, passage.title, origin, offset)
 
 
+def _holding(passages: Sequence[Passage], answers: Sequence[str]) -> list[tuple[Passage, tuple[int, int]]]:
+    """The passages that hold a gold answer, with where (the first gold found in each)."""
+    found = []
+    for passage in passages:
+        for answer in answers:
+            span = find_span(passage.text, answer)
+            if span is not None:
+                found.append((passage, span))
+                break
+    return found
+
+
 def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage], ranker: PassageRanker,
                    search: SearchFn | None = None, same_page: int = 2, other_page: int = 1,
                    max_answer_passages: int = 2, seed: int = 0) -> tuple[list[QAExample], ExampleReport]:
     """The examples of every question whose page and a gold span are in ``pages``; see the module doc."""
-    by_title: dict[str, CorpusPage] = {}
+    by_title: dict[str, list[CorpusPage]] = {}
     for page in pages:
-        for name in (page.title, *page.aliases):
-            by_title.setdefault(_title_key(name), page)
+        for name in dict.fromkeys((page.title, *page.aliases)):
+            by_title.setdefault(_title_key(name), []).append(page)
     rng = random.Random(seed)
     report = ExampleReport()
     examples: list[QAExample] = []
     for q in questions:
         report.questions += 1
-        page = by_title.get(_title_key(q.title))
-        if page is None:
+        candidates = by_title.get(_title_key(q.title))
+        if not candidates:
             report.no_page.append(q.title)
             continue
-        passages = page_passages(page)
-        holding = []
-        for passage in passages:
-            for answer in q.answers:
-                span = find_span(passage.text, answer)
-                if span is not None:
-                    holding.append((passage, span))
-                    break
+        # Two wikis may both have a "Cow": the question is about the one that holds its gold.
+        page, passages, holding = candidates[0], [], []
+        for candidate in candidates:
+            page, passages = candidate, page_passages(candidate)
+            holding = _holding(passages, q.answers)
+            if holding:
+                break
         if not holding:
             report.no_span.append(q.text)
             continue
