@@ -1,18 +1,24 @@
-"""Fit the offline readers' confidence models on the dev sets, choose the answer threshold, judge both on
-the sets held back from the fit. Writes the models Jarvis ships (jarvis/readers/data/confidence-*.json)
-and a report with charts (docs/eval/confidence/).
+"""Fit the readers' confidence models on the dev sets, choose the answer threshold, judge both on the sets
+held back from the fit. Writes the models Jarvis ships (jarvis/readers/data/confidence-*.json) and a report
+with charts (docs/eval/confidence/).
 
-    python bench/fit_confidence.py                         # both offline readers, shipped files rewritten
-    python bench/fit_confidence.py --reader fallback:minilm --dry-run
+    python bench/fit_confidence.py                         # every reader, shipped files rewritten
+    python bench/fit_confidence.py --reader jarvis --dry-run
 
-The fit (the questions whose answers the model learns from): the sets no reader rule was developed on,
-new questions as players' are (sample_dev2.txt on the sample wiki; realbed_dev2.txt and realbed_dev4.txt on
-the real-wiki test bed), and the sets the offline reader's rules were developed on (sample_dev.txt,
-realbed_dev.txt, realbed_dev3.txt, realbed_kinds.txt), marked with the ``developed_on`` signal: their
-answers are right more often than a new question's, and the mark takes that up (in use it is never set).
-The threshold is chosen on the new-question sets of the fit. Held back, only judged: eval/questions.txt
-(sample wiki) and realbed_dev5.txt (real bed). Without ../shared the real bed's sets are left out (and
-nothing is written: the shipped models are fitted on both wikis).
+Readers: ``jarvis`` (Jarvis's own reader, shipped in the package: the offline default) and the sentence
+readers ``fallback:minilm`` and ``fallback:lexical``.
+
+The fit (the questions whose answers the model learns from): new questions as players' are (sample_dev2.txt
+on the sample wiki; realbed_dev2.txt and realbed_dev4.txt on the real-wiki test bed), and the sets the
+sentence reader's rules were developed on (sample_dev.txt, realbed_dev.txt, realbed_dev3.txt,
+realbed_kinds.txt), marked for the sentence readers with the ``developed_on`` signal: their answers are
+right more often than a new question's, and the mark takes that up (in use it is never set). For Jarvis's
+own reader every dev set is new (it was trained on eval/train/, never on a dev set). No fit learns from a
+question about a page of the real bed's held-out list (../shared/realwiki/heldout_pages.txt): those are
+dropped from every fit set. The threshold is chosen on the new-question sets of the fit. Held back, only
+judged: eval/questions.txt (sample wiki), realbed_dev5.txt and realbed_heldout.txt (real bed). Without
+../shared the real bed's sets are left out (and nothing is written: the shipped models are fitted on both
+wikis).
 
 The threshold: the lowest at which the stated answers of the fit questions are --precision right, on
 cross-validated confidences (each question's confidence from a model fitted without it). Prints a table
@@ -34,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 from tabulate import tabulate  # noqa: E402
 
 from crawler.corpus import read_corpus  # noqa: E402
-from eval.calibration import (SetFigures, choose_threshold, cross_validated, figures, fit,  # noqa: E402
+from eval.calibration import (SetFigures, as_answered, choose_threshold, cross_validated, figures, fit,  # noqa: E402
                               observe, risk_coverage)
 from eval.players_view import write_trust_chart  # noqa: E402
 from eval.questions import load_questions  # noqa: E402
@@ -47,7 +53,7 @@ from jarvis.readers import load_reader  # noqa: E402
 
 DEV = ROOT / "eval" / "dev"
 REPORT_DIR = ROOT / "docs" / "eval" / "confidence"
-READERS = ("fallback:minilm", "fallback:lexical")
+READERS = ("jarvis", "fallback:minilm", "fallback:lexical")   # jarvis: Jarvis's own reader, shipped
 
 
 def beds(config: Config) -> list[tuple[str, Path, list[Path], list[Path], list[Path]]]:
@@ -58,15 +64,27 @@ def beds(config: Config) -> list[tuple[str, Path, list[Path], list[Path], list[P
         from eval.realbed import realbed_corpus
 
         found.append(("real bed", realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=False),
-                      [DEV / "realbed_dev2.txt", DEV / "realbed_dev4.txt"], [DEV / "realbed_dev5.txt"],
+                      [DEV / "realbed_dev2.txt", DEV / "realbed_dev4.txt"],
+                      [DEV / "realbed_dev5.txt", DEV / "realbed_heldout.txt"],
                       [DEV / "realbed_dev.txt", DEV / "realbed_dev3.txt", DEV / "realbed_kinds.txt"]))
     return found
 
 
-def observe_all(config: Config, reader_name: str, workdir: Path) -> tuple[list, list, list, dict]:
-    """Every question answered and judged: (fit, held back, developed-on observations; wiki of each set)."""
+def fit_questions(path: Path, held_out: set[str]) -> list:
+    """A fit set's questions, less those about the real bed's held-out pages: no fit learns from them."""
+    return [q for q in load_questions(path) if q.expected_title not in held_out]
+
+
+def observe_all(config: Config, reader_name: str, workdir: Path) -> tuple[list, list, list, dict, str]:
+    """Every question answered and judged: (fit, held back, developed-on observations; wiki of each set;
+    the reader's name as it answers)."""
+    from eval.realbed import heldout_titles
+
+    held_out = heldout_titles(config.realbed_pages)
     fit_obs, held_obs, developed_obs, wiki_of = [], [], [], {}
     for number, (wiki, corpus, fit_sets, held_sets, developed_sets) in enumerate(beds(config)):
+        if reader_name == "jarvis":   # no rule of Jarvis's own reader was developed on any set: all are new to it
+            fit_sets, developed_sets = fit_sets + developed_sets, []
         index_dir = workdir / f"index-{number}"
         print(f"indexing the {wiki} ...", flush=True)
         build_index(corpus, index_dir, progress=False)
@@ -80,8 +98,55 @@ def observe_all(config: Config, reader_name: str, workdir: Path) -> tuple[list, 
             for path, into in ([(p, fit_obs) for p in fit_sets] + [(p, held_obs) for p in held_sets]
                                + [(p, developed_obs) for p in developed_sets]):
                 wiki_of[path.name] = wiki
-                into += observe(jarvis, load_questions(path), resolver, path.name, progress=False)
-    return fit_obs, held_obs, developed_obs, wiki_of
+                questions = load_questions(path) if into is held_obs else fit_questions(path, held_out)
+                into += observe(jarvis, questions, resolver, path.name, progress=False)
+    return fit_obs, held_obs, developed_obs, wiki_of, reader.name
+
+
+GUIDE_DIR = ROOT / "wikis" / "serverguide" / "pages"
+GUIDE_FIT, GUIDE_HELD = DEV / "server_guide2.txt", DEV / "server_guide.txt"
+
+
+def fit_guide(config: Config, reader_key: str, precision: float, dry_run: bool) -> list:
+    """The confidence of answers read on the server's own guide pages: fitted on guide questions
+    (server_guide2.txt, by a separate writer), never inherited from wiki questions; judged on the held-back
+    server_guide.txt through the whole pipeline (the guide model for guide answers). Returns table rows."""
+    from crawler.guide import read_guide
+    from index.sources import CorpusSource, GuideSource
+    from jarvis.confidence import GUIDE
+
+    guide_titles = {page.title for page in read_guide(GUIDE_DIR)}
+    with tempfile.TemporaryDirectory() as tmp:
+        index_dir = Path(tmp) / "guide-index"
+        print("indexing the sample wiki with the server guide ...", flush=True)
+        build_index([CorpusSource(config.bundled_corpus), GuideSource(GUIDE_DIR)], index_dir, progress=False)
+        resolver = PageResolver([*read_corpus(config.bundled_corpus), *read_guide(GUIDE_DIR)])
+        with Searcher(index_dir, config.retrieval) as searcher:
+            searcher.warm_up()
+            reader = load_reader(replace(config.reader, model=""), encoder=searcher.encoder, name=reader_key,
+                                 glossary=searcher.glossary)
+            neutral = assemble(config, searcher=searcher, reader=reader, settings=replace(config.reader, cache_size=0),
+                               confidence=ConfidenceModel.neutral(reader.name))
+            fit_obs = [o for o in observe(neutral, load_questions(GUIDE_FIT), resolver, GUIDE_FIT.name, progress=False)
+                       if o.answer_title in guide_titles]
+            name = f"{reader.name}-{GUIDE}"
+            confidence = cross_validated(fit_obs, name)
+            threshold = choose_threshold(fit_obs, confidence, precision)
+            model = fit(fit_obs, name, description=f"The {reader.name} reader's confidence in answers read on the "
+                        "server's own guide pages: fitted by bench/fit_confidence.py on guide questions only.",
+                        sets=[GUIDE_FIT.name], threshold=threshold, target_precision=precision)
+            if not dry_run:
+                model.save(shipped_model_path(name))
+            # Judged as a player would meet it: the whole pipeline, the guide model for guide answers.
+            whole = assemble(config, searcher=searcher, reader=reader, settings=replace(config.reader, cache_size=0))
+            whole.guide_confidence = model
+            held = observe(whole, load_questions(GUIDE_HELD), resolver, GUIDE_HELD.name, progress=False)
+    cv = [o.judged(c, threshold) for o, c in zip(fit_obs, confidence)]
+    held_judged = [as_answered(o) for o in held]
+    print(f"{name}: threshold {threshold:.3f} on {len(fit_obs)} guide answers"
+          + ("" if dry_run else f"; wrote {shipped_model_path(name)}"))
+    return [figures(f"{GUIDE_FIT.name} (guide fit, cross-validated)", cv),
+            figures(f"{GUIDE_HELD.name} (guide, held back, whole pipeline)", held_judged)]
 
 
 def main() -> int:
@@ -95,9 +160,9 @@ def main() -> int:
     if not config.realbed_pages.is_file() and not args.dry_run:
         print("../shared/realwiki is missing: the shipped models are fitted on both wikis; use --dry-run")
         return 1
-    for reader_name in args.reader or READERS:
+    for reader_key in args.reader or READERS:
         with tempfile.TemporaryDirectory() as tmp:
-            fit_obs, held_obs, developed_obs, wiki_of = observe_all(config, reader_name, Path(tmp))
+            fit_obs, held_obs, developed_obs, wiki_of, reader_name = observe_all(config, reader_key, Path(tmp))
         confidence = cross_validated(fit_obs, reader_name, developed_on=developed_obs)
         threshold = choose_threshold(fit_obs, confidence, args.precision)
         fit_sets = sorted({o.set_name for o in fit_obs})
@@ -128,7 +193,10 @@ def main() -> int:
                            headers=["signal", "weight per standard deviation"], tablefmt="github")
         print(f"\n{reader_name}: threshold {threshold:.3f} (stated answers {args.precision:.0%} right on the fit sets, "
               f"cross-validated), C = {model.fitted_on['C']:.3g}, Platt a = {model.platt[0]:.3f}, b = {model.platt[1]:.3f}")
-        print(table)
+        guide_rows = fit_guide(config, reader_key, args.precision, args.dry_run)
+        rows += guide_rows
+        table = tabulate([r.row() for r in rows], headers=SetFigures.HEADERS, tablefmt="github")
+        print(tabulate([r.row() for r in guide_rows], headers=SetFigures.HEADERS, tablefmt="github"))
         if args.dry_run:
             continue
         model.save(shipped_model_path(reader_name))

@@ -38,6 +38,7 @@ class Observation:
     f1: float
     right_if_stated: bool
     points_to_expected: bool
+    sentence: str = ""          # the sentence the answer was read in (what a "not sure" reply quotes)
     confidence: float = 0.0
     abstained: bool = True
     verdict: str = ""
@@ -50,28 +51,29 @@ class Observation:
 
 
 def observe(jarvis, questions: Sequence[Question], resolver, set_name: str, progress: bool = True) -> list[Observation]:
-    """Every question answered by ``jarvis`` (a jarvis.pipeline.Jarvis) and judged against its gold answers."""
-    from jarvis.pipeline import Answer, check_question
-    from jarvis.readers.base import sentence_around
-
+    """Every question answered by ``jarvis`` (a jarvis.pipeline.Jarvis) exactly as ``jarvis ask`` answers it,
+    and judged against its gold answers as if stated."""
     observations = []
     for q in tqdm(questions, desc=f"answering {set_name}", unit="q", disable=not progress, leave=False):
-        text = check_question(q.text)
-        pages = jarvis.searcher.search(text, k=jarvis.top_k)
-        judged = jarvis.judge(text, pages)
-        if judged is None:
-            title = pages[0].title if pages else ""
-            observations.append(Observation(set_name, q.line, q.text, q.expected_title, "", title, {}, 0.0, False,
-                                            bool(title) and resolver.same_page(q.expected_title, title)))
+        answer = jarvis.ask(q.text)
+        if not answer.found:
+            observations.append(Observation(set_name, q.line, q.text, q.expected_title, "", answer.title, {}, 0.0,
+                                            False, bool(answer.title) and resolver.same_page(q.expected_title, answer.title)))
             continue
-        span = judged.span
-        stated = Answer(text, span.text, span.score, span.passage.title, jarvis.reader.name, 0.0,
-                        url=span.passage.url, sentence=sentence_around(span), abstained=False)
+        stated = replace(answer, abstained=False)
         observations.append(Observation(
-            set_name, q.line, q.text, q.expected_title, span.text, span.passage.title, judged.signals,
-            best_f1(span.text, q.answers), is_right(span.text, stated.reply, q.answers),
-            resolver.same_page(q.expected_title, span.passage.title)))
+            set_name, q.line, q.text, q.expected_title, answer.text, answer.title, answer.signals,
+            best_f1(answer.text, q.answers), is_right(answer.text, stated.reply, q.answers),
+            resolver.same_page(q.expected_title, answer.title), sentence=answer.sentence,
+            confidence=answer.confidence, abstained=answer.abstained))
     return observations
+
+
+def as_answered(observation: Observation) -> Observation:
+    """The observation judged as the pipeline answered it (its own confidence and threshold)."""
+    stated = bool(observation.answer) and not observation.abstained
+    return replace(observation, verdict=verdict(stated, observation.right_if_stated, bool(observation.answer_title),
+                                                observation.points_to_expected))
 
 
 # A signal only the fit sees: 1 for a question of a set the reader's rules were developed on (their answers
@@ -238,5 +240,5 @@ def run_calibration(options: CalibrationOptions, config, reader_name: str | None
     return CalibrationResult(path, model, threshold, rows)
 
 
-__all__ = ["CalibrationOptions", "CalibrationResult", "run_calibration", "Observation", "SetFigures", "choose_threshold", "cross_validated", "figures", "fit", "observe",
+__all__ = ["as_answered", "CalibrationOptions", "CalibrationResult", "run_calibration", "Observation", "SetFigures", "choose_threshold", "cross_validated", "figures", "fit", "observe",
            "reliability", "risk_coverage", "with_confidence"]

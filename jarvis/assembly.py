@@ -12,7 +12,8 @@ way ``jarvis ask`` makes it:
 - the searcher (index/): opened on ``index_dir`` and warmed up (the question encoder of a hybrid index);
 - the reader (jarvis/readers): ``ReaderSettings.reader`` by name, else the span reader, falling back as
   ``load_reader`` says; it is given the searcher's encoder and the index's glossary;
-- the confidence model: the reader's own (``$JARVIS_HOME/calibration/`` first, then the shipped one);
+- the confidence models: the reader's own (``$JARVIS_HOME/calibration/`` first, then the shipped one), and
+  the one for answers from the server's guide pages when one was fitted;
 - passage selection: when the reader declares it reads within a token budget (``Reader.needs``), a selector
   counting with the reader's tokenizer and window.
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jarvis.config import Config, ReaderSettings
-from jarvis.confidence import ConfidenceModel, load_confidence_model
+from jarvis.confidence import ConfidenceModel, load_confidence_model, load_guide_confidence_model
 from jarvis.readers import load_reader
 from jarvis.readers.base import Reader
 
@@ -64,11 +65,14 @@ def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "
         if reader is None:
             reader = load_reader(settings, encoder=searcher.encoder, name=settings.reader or None,
                                  glossary=searcher.glossary)
+        guide_confidence = None
         if confidence is None:
             confidence = load_confidence_model(reader.name, settings, config.home)
+            guide_confidence = load_guide_confidence_model(reader.name, settings, config.home)
         selector = passage_selector(reader, settings)
     except BaseException:
         if owned:
             searcher.close()
         raise
-    return Jarvis(searcher, reader, confidence, settings, config.top_k, selector=selector, owns_searcher=owned)
+    return Jarvis(searcher, reader, confidence, settings, guide_confidence, config.top_k, selector=selector,
+                  owns_searcher=owned)

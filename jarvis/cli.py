@@ -378,7 +378,8 @@ def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
     from eval.runner import corpus_key
     from index import Searcher, ensure_index
     from jarvis.readers.passages import PassageSelector
-    from jarvis.training import GoldQuestion, TrainOptions, TrainSettings, train_reader
+    from jarvis.pipeline import normalize_question
+    from jarvis.training import GoldQuestion, TrainOptions, TrainSettings, search_all, train_reader
 
     corpora = [Path(c) for c in args.corpus or []]
     excluded: set[str] = set()
@@ -390,9 +391,11 @@ def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
     corpora = corpora or [config.bundled_corpus]
     questions = [GoldQuestion(q.text, q.expected_title, q.answers) for path in args.questions
                  for q in load_questions(path)]
-    kept = [q for q in questions if q.title not in excluded]
+    held_back = {normalize_question(q.text) for path in args.held_back or [] for q in load_questions(path)}
+    kept = [q for q in questions if q.title not in excluded and normalize_question(q.text) not in held_back]
     if len(kept) < len(questions):
-        log.warning("left out %d questions about held-out pages (never trained on)", len(questions) - len(kept))
+        log.warning("left out %d questions about held-out pages or asked in a held-back set (never trained on)",
+                    len(questions) - len(kept))
     # The wrong pages retrieval returns come from the first corpus's index.
     index_dir = Path(args.index) if args.index else ensure_index(
         corpora[0], config.home / "eval-indexes" / corpus_key(corpora[0]) / "tuned", profile="tuned",
@@ -401,12 +404,15 @@ def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
                           seed=args.seed, threads=args.threads)
     options = TrainOptions(out=Path(args.out), base=args.base or "", max_seq_len=args.max_seq_len,
                            doc_stride=args.doc_stride, fraction=args.fraction, train=train,
-                           sources=tuple(Path(q).name for q in args.questions))
+                           sources=tuple(Path(q).name for q in args.questions),
+                           held_back=tuple(Path(q).name for q in args.held_back or []))
     pages = [page for corpus in corpora for page in read_corpus(corpus)]
     with Searcher(index_dir, config.retrieval) as searcher:
         searcher.warm_up()
+        hits = search_all(searcher, [q.text for q in kept], k=4, progress=not args.quiet)
         ranker = PassageSelector(config.reader, embedder=None)
-        result = train_reader(kept, pages, options, ranker, search=searcher.search, progress=not args.quiet)
+        result = train_reader(kept, pages, options, ranker, search=lambda question, k: hits[question][:k],
+                              progress=not args.quiet)
     print(result.summary())
     return 0
 
@@ -609,6 +615,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the questions are (also) about the real-wiki test bed; its held-out pages are never trained on")
     p.add_argument("--index", metavar="DIR",
                    help="an index of that corpus, for the wrong-page examples (default: built under $JARVIS_HOME)")
+    p.add_argument("--held-back", action="append", metavar="FILE",
+                   help="a question file judged on, never trained on: its questions are left out (repeatable)")
     p.add_argument("--base", metavar="MODEL",
                    help="encoder or QA checkpoint to start from: hub id or folder (default: the bundled all-MiniLM-L6-v2)")
     p.add_argument("--out", required=True, metavar="DIR", help="where to write the trained reader")

@@ -162,6 +162,7 @@ class Judged:
     span: Span
     signals: dict           # what the confidence model weighed
     confidence: float       # the probability that it is right
+    threshold: float        # from this confidence up, the answer is stated
 
 
 @dataclass
@@ -207,6 +208,9 @@ class Jarvis:
     reader: Reader
     confidence: ConfidenceModel
     settings: ReaderSettings = field(default_factory=ReaderSettings)
+    # The confidence of answers read on the server's own guide pages, fitted on guide questions (the guide says
+    # what its author meant; wiki questions say nothing of it). None: the wiki model judges them too.
+    guide_confidence: ConfidenceModel | None = None
     top_k: int = 3
     # The span reader reads what fits a token budget (jarvis/readers/passages.py): long real pages no longer
     # mean long waits. None: the reader reads every passage given (the fallback ranks them itself).
@@ -286,14 +290,19 @@ class Jarvis:
         return Answer(question, span.text, span.score, span.passage.title, self.reader.name,
                       time.perf_counter() - began, url=span.passage.url, pages=titles,
                       sentence=sentence_around(span), confidence=judged.confidence,
-                      abstained=judged.confidence < self.answer_threshold, site=span.passage.site,
+                      abstained=judged.confidence < judged.threshold, site=span.passage.site,
                       several_sites=several, signals=judged.signals)
 
-    @property
-    def answer_threshold(self) -> float:
-        """Below this confidence an answer is not stated: the setting when given, else the confidence model's."""
+    def confidence_for(self, span: Span) -> ConfidenceModel:
+        """The model that judges an answer: the guide's for a guide page (when there is one), else the wiki's."""
+        if span.passage.site == GUIDE_SITE and self.guide_confidence is not None:
+            return self.guide_confidence
+        return self.confidence
+
+    def answer_threshold(self, model: ConfidenceModel) -> float:
+        """Below this confidence an answer is not stated: the setting when given, else the model's own."""
         explicit = self.settings.answer_threshold
-        return explicit if explicit is not None else self.confidence.threshold
+        return explicit if explicit is not None else model.threshold
 
     def judge(self, question: str, pages: Sequence[Page]) -> Judged | None:
         """The reader's answer in the pages with its confidence and the signals it was computed from (what
@@ -307,7 +316,8 @@ class Jarvis:
         if span is None:
             return None
         signals = self.signals(question, pages, span)
-        return Judged(span, signals, self.confidence.predict(signals))
+        model = self.confidence_for(span)
+        return Judged(span, signals, model.predict(signals), self.answer_threshold(model))
 
     def signals(self, question: str, pages: Sequence[Page], span: Span) -> dict[str, float]:
         """Everything the confidence model weighs: the retrieval's, the answer's, and the reader's own."""

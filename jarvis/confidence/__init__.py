@@ -22,8 +22,8 @@ from pathlib import Path
 from jarvis.confidence.model import ConfidenceModel, ConfidenceModelError, fit_confidence
 from jarvis.confidence.signals import answer_signals, retrieval_signals
 
-__all__ = ["ConfidenceModel", "ConfidenceModelError", "answer_signals", "calibration_path", "fit_confidence",
-           "load_confidence_model", "retrieval_signals", "shipped_model_path"]
+__all__ = ["ConfidenceModel", "ConfidenceModelError", "GUIDE", "answer_signals", "calibration_path", "fit_confidence",
+           "load_confidence_model", "load_guide_confidence_model", "retrieval_signals", "shipped_model_path"]
 
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "readers" / "data"
 SPAN_DEFAULT = "span"
@@ -41,6 +41,21 @@ def shipped_model_path(reader: str) -> Path:
 def calibration_path(home: str | Path, reader: str) -> Path:
     """Where ``jarvis calibrate`` writes (and the pipeline looks for) a user's model for ``reader``."""
     return Path(home) / "calibration" / _file_name(reader)
+
+
+GUIDE = "guide"   # the model of answers read on the server's own guide pages: confidence-<reader>-guide.json
+
+
+def load_guide_confidence_model(reader: str, settings=None, home: str | Path | None = None) -> ConfidenceModel | None:
+    """The confidence model of ``reader``'s answers from the server's guide (None: none fitted; the wiki's
+    model judges them). A confidence model named in the settings judges every answer."""
+    if getattr(settings, "confidence_model", "") if settings is not None else "":
+        return None
+    name = f"{reader}-{GUIDE}"
+    for path in ([calibration_path(home, name)] if home is not None else []) + [shipped_model_path(name)]:
+        if path.is_file():
+            return ConfidenceModel.load(path)
+    return None
 
 
 def load_confidence_model(reader: str, settings=None, home: str | Path | None = None) -> ConfidenceModel:

@@ -73,8 +73,10 @@ def load_own_reader(settings: ReaderSettings) -> Reader:
     """The reader shipped in the package, run by onnxruntime (its int8 model is the only weights it ships)."""
     from dataclasses import replace
 
-    if not SHIPPED_READER.is_dir():
-        raise ModelUnavailableError(f"Jarvis's own reader is not installed ({SHIPPED_READER} is missing)")
+    from jarvis.readers.card import ONNX_NAME
+
+    if not (SHIPPED_READER / ONNX_NAME).is_file():
+        raise ModelUnavailableError(f"Jarvis's own reader is not installed ({SHIPPED_READER / ONNX_NAME} is missing)")
     return SpanReader.load(replace(settings, model=str(SHIPPED_READER), backend="onnx", quantize=True))
 
 

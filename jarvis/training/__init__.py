@@ -30,7 +30,7 @@ from jarvis.training.features import make_features
 from jarvis.training.trainer import TrainSettings, TrainStats, train
 
 __all__ = ["TrainOptions", "TrainResult", "TrainingError", "GoldQuestion", "QAExample", "TrainSettings",
-           "train_reader", "default_base", "READER_CARD", "ONNX_NAME"]
+           "search_all", "train_reader", "default_base", "READER_CARD", "ONNX_NAME"]
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,7 @@ class TrainOptions:
     train: TrainSettings = field(default_factory=TrainSettings)
     export_onnx: bool = True
     sources: tuple[str, ...] = ()      # what the questions came from, for the card
+    held_back: tuple[str, ...] = ()    # the question sets kept out of training (judged on), for the card
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,26 @@ class TrainResult:
         onnx = f", ONNX int8 {self.onnx.stat().st_size / 1e6:.1f} MB" if self.onnx else ""
         return (f"trained {self.out} in {self.seconds / 60:.1f} min on {self.stats.device}: {self.examples.summary()}; "
                 f"{self.windows} windows, {self.stats.steps} steps, final loss {self.stats.final_loss:.3f}{onnx}")
+
+
+def search_all(searcher, questions: Sequence[str], k: int, progress: bool = False, block: int = 1024) -> dict:
+    """The top ``k`` pages of every question, searched in blocks whose question vectors are encoded
+    together first (one batched pass through the encoder instead of one per question)."""
+    from tqdm import tqdm
+
+    from index.search import question_words
+
+    hits: dict[str, list] = {}
+    unique = list(dict.fromkeys(questions))
+    with tqdm(total=len(unique), desc="searching", unit="q", disable=not progress, dynamic_ncols=True) as bar:
+        for first in range(0, len(unique), block):
+            part = unique[first:first + block]
+            if searcher.encoder is not None:      # cached: the searches below reuse the vectors
+                searcher.encoder.embed([question_words(searcher.glossary.expand(q)) for q in part])
+            for question in part:
+                hits[question] = searcher.search(question, k)
+                bar.update(1)
+    return hits
 
 
 def default_base() -> str:
@@ -103,7 +124,7 @@ def train_reader(questions: Sequence[GoldQuestion], pages: Sequence, options: Tr
         rng = random.Random(options.train.seed)
         questions = rng.sample(questions, max(1, round(len(questions) * options.fraction)))
     examples, report = build_examples(questions, pages, ranker, search=search, same_page=options.same_page,
-                                      other_page=options.other_page, seed=options.train.seed)
+                                      other_page=options.other_page, seed=options.train.seed, progress=progress)
     log.info("%s", report.summary())
     if not report.used:
         raise TrainingError(f"no training examples: {report.summary()}")
@@ -119,6 +140,7 @@ def train_reader(questions: Sequence[GoldQuestion], pages: Sequence, options: Tr
         onnx = export_reader(model, tokenizer, out)
     card = {"format": 1, "context": CONTEXT_HEADER, "max_seq_len": options.max_seq_len,
             "doc_stride": options.doc_stride, "base": _base_label(base), "sources": list(options.sources),
+            "held_back": list(options.held_back),
             "questions": report.questions, "questions_used": report.used, "examples": report.counts,
             "windows": len(features), "train": asdict(options.train), "fraction": options.fraction,
             "steps": stats.steps, "seconds": round(stats.seconds, 1), "device": stats.device,

@@ -146,8 +146,11 @@ def _holding(passages: Sequence[Passage], answers: Sequence[str]) -> list[tuple[
 
 def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage], ranker: PassageRanker,
                    search: SearchFn | None = None, same_page: int = 2, other_page: int = 1,
-                   max_answer_passages: int = 2, seed: int = 0) -> tuple[list[QAExample], ExampleReport]:
+                   max_answer_passages: int = 2, seed: int = 0,
+                   progress: bool = False) -> tuple[list[QAExample], ExampleReport]:
     """The examples of every question whose page and a gold span are in ``pages``; see the module doc."""
+    from tqdm import tqdm
+
     by_title: dict[str, list[CorpusPage]] = {}
     for page in pages:
         for name in dict.fromkeys((page.title, *page.aliases)):
@@ -155,7 +158,8 @@ def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage
     rng = random.Random(seed)
     report = ExampleReport()
     examples: list[QAExample] = []
-    for q in questions:
+    questions = list(questions)
+    for q in tqdm(questions, desc="examples", unit="q", disable=not progress, dynamic_ncols=True):
         report.questions += 1
         candidates = by_title.get(_title_key(q.title))
         if not candidates:

@@ -1,0 +1,207 @@
+"""Jarvis's own reader: training examples, features, `jarvis train-reader`, and the training questions' rules."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from crawler.corpus import Page
+from jarvis.config import ReaderSettings
+from jarvis.readers.context import reader_context
+from jarvis.readers.passages import PassageSelector
+from jarvis.training.examples import ANSWER, OTHER_PAGE, SAME_PAGE, GoldQuestion, build_examples, find_span
+
+ROOT = Path(__file__).resolve().parent.parent
+TRAIN_DIR = ROOT / "eval" / "train"
+HELDOUT = ROOT.parent / "shared" / "realwiki" / "heldout_pages.txt"
+
+COW = Page("Cow", "http://w/Cow", [
+    "A cow is a passive mob found in grassy biomes.",
+    "When killed, an adult cow drops 0-2 Leather and 1-3 Raw beef.",
+    "Cows can be bred with wheat.",
+    "Using a bucket on a cow fills it with milk.",
+], sections=[[], ["Drops"], ["Breeding"], ["Usage"]])
+PIG = Page("Pig", "http://w/Pig", ["A pig drops 1-3 raw porkchops when killed.", "Pigs can be ridden with a saddle."])
+
+
+class Hit:
+    def __init__(self, page: Page) -> None:
+        self.title, self.paragraphs, self.sections, self.aliases = page.title, page.paragraphs, page.sections, []
+
+
+def search(question: str, k: int):
+    return [Hit(COW), Hit(PIG)][:k]
+
+
+def test_find_span_ignores_case_and_spacing_and_maps_back_to_the_text():
+    text = "When killed, an adult cow  drops 0-2 Leather\nand 1-3 Raw beef."
+    start, end = find_span(text, "0-2 leather and 1-3 raw beef")
+    assert text[start:end] == "0-2 Leather\nand 1-3 Raw beef"
+    assert find_span(text, "feathers") is None
+
+
+def test_examples_are_answerable_same_page_and_other_page_with_offsets_into_the_header_context():
+    questions = [GoldQuestion("what do cows drop", "Cow", ("1-3 raw beef",)),
+                 GoldQuestion("what does a pig drop", "Pig", ("raw porkchops",)),
+                 GoldQuestion("what do ghasts drop", "Ghast", ("gunpowder",)),          # no such page
+                 GoldQuestion("what do cows eat", "Cow", ("hay bales",))]               # no such span
+    examples, report = build_examples(questions, [COW, PIG], PassageSelector(ReaderSettings()), search=search,
+                                      same_page=2, other_page=1)
+    assert (report.used, report.no_page, report.no_span) == (2, ["Ghast"], ["what do cows eat"])
+    answers = [e for e in examples if e.origin == ANSWER]
+    assert [e.answer_text for e in answers] == ["1-3 Raw beef", "raw porkchops"]
+    for e in answers:
+        assert e.context[e.answer_start:e.answer_start + len(e.answer_text)] == e.answer_text
+    cow = answers[0]
+    assert cow.context == reader_context("Cow", ("Drops",), COW.paragraphs[1])[0] and cow.context.startswith("Cow > Drops: ")
+    negatives = [e for e in examples if e.origin != ANSWER]
+    assert {e.origin for e in negatives} == {SAME_PAGE, OTHER_PAGE}
+    golds = {q.text: q.answers for q in questions}
+    for e in negatives:
+        assert e.answer_start == -1 and not e.answerable
+        assert not any(find_span(e.context, gold) for gold in golds[e.question])   # a negative never holds its gold
+    same = [e for e in negatives if e.origin == SAME_PAGE and e.question == "what do cows drop"]
+    assert len(same) == 2 and all(e.title == "Cow" for e in same)
+    other = [e for e in negatives if e.origin == OTHER_PAGE and e.question == "what do cows drop"]
+    assert [e.title for e in other] == ["Pig"]
+
+
+def test_a_title_on_two_wikis_is_read_where_the_gold_is():
+    sample_cow = Page("Cow", "http://sample/Cow", ["Cows give milk and drop leather."])
+    examples, report = build_examples([GoldQuestion("what do cows give", "Cow", ("give milk",))], [COW, sample_cow],
+                                      PassageSelector(ReaderSettings()), same_page=0)
+    assert report.used == 1 and examples[0].context.endswith("Cows give milk and drop leather.")
+
+
+def test_features_point_at_the_answer_tokens_and_at_cls_for_no_answer(tiny_qa_model):
+    from transformers import AutoTokenizer
+
+    from jarvis.training.features import make_features
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_qa_model)
+    examples, _ = build_examples([GoldQuestion("what do cows drop", "Cow", ("1-3 Raw beef",))], [COW, PIG],
+                                 PassageSelector(ReaderSettings()), search=search, same_page=1, other_page=1)
+    features = make_features(tokenizer, examples, max_seq_len=64, doc_stride=16)
+    answered = [f for f in features if f.start > 0]
+    assert len(answered) == 1
+    text = tokenizer.decode(answered[0].input_ids[answered[0].start:answered[0].end + 1]).strip().lower()
+    assert text == "1-3 raw beef"
+    assert sum(1 for f in features if f.start == f.end == 0) == len(features) - 1
+
+
+def run_jarvis(*args: str, home: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    env = {**os.environ, "JARVIS_HOME": str(home), "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-m", "jarvis", *args], capture_output=True, text=True, timeout=timeout,
+                          env=env, cwd=ROOT)
+
+
+def test_train_reader_trains_a_tiny_model_that_ask_then_uses(tmp_path, tiny_qa_model, bundled_corpus):
+    questions = tmp_path / "q.txt"
+    questions.write_text("# a handful of questions\n"
+                         "what do cows drop|Cow|Leather\n"
+                         "how do i make a crafting table|Crafting table|four Planks\n"
+                         "where do blazes spawn|Blaze|Nether fortresses\n", encoding="utf-8")
+    judged = tmp_path / "judged.txt"
+    judged.write_text("What do cows drop?|Cow|leather\n", encoding="utf-8")   # asked in a set judged on
+    out = tmp_path / "my-reader"
+    trained = run_jarvis("train-reader", "--questions", str(questions), "--corpus", str(bundled_corpus),
+                         "--held-back", str(judged),
+                         "--base", str(tiny_qa_model), "--out", str(out), "--epochs", "1", "--batch-size", "4",
+                         "--max-seq-len", "96", "--doc-stride", "32", "-q", home=tmp_path / "home")
+    assert trained.returncode == 0, trained.stderr
+    assert "2 of 2 questions used" in trained.stdout       # the judged question is never trained on
+    assert "left out 1 question" in trained.stderr
+    card = json.loads((out / "jarvis-reader.json").read_text())
+    assert card["context"] == "header" and card["max_seq_len"] == 96 and card["examples"]["answer"] >= 2
+    assert card["held_back"] == ["judged.txt"]
+    assert (out / "model.int8.onnx").is_file() and (out / "model.safetensors").is_file()
+    asked = run_jarvis("ask", "what do cows drop?", "--model", str(out), "--json", "--no-log",
+                       home=tmp_path / "home")
+    assert asked.returncode == 0, asked.stderr
+    answer = json.loads(asked.stdout)
+    assert answer["reader"] == "my-reader+int8"
+    assert answer["title"] and isinstance(answer["confidence"], float)
+
+
+def test_every_training_question_has_its_gold_and_none_is_about_a_held_out_page():
+    if not HELDOUT.is_file():
+        pytest.skip("../shared/realwiki is not here")
+    held = {line.strip() for line in HELDOUT.read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.startswith("#")}
+    files = sorted(TRAIN_DIR.glob("*.txt"))
+    assert files
+    count = 0
+    for path in files:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            question, title, *golds = line.split("|")
+            count += 1
+            assert golds and all(g.strip() for g in golds), f"{path.name}: {line}"
+            if path.name.startswith("realbed_"):
+                assert title not in held, f"{path.name}: a question about the held-out page {title!r}: {line}"
+    assert count >= 6000
+
+
+def test_the_shipped_reader_was_trained_without_the_judged_sets_and_held_out_pages():
+    from jarvis.config import SHIPPED_READER
+
+    card = json.loads((SHIPPED_READER / "jarvis-reader.json").read_text(encoding="utf-8"))
+    assert {"questions.txt", "realbed_dev5.txt", "realbed_heldout.txt"} <= set(card["held_back"])
+    assert not set(card["held_back"]) & set(card["sources"])
+    assert all(name.startswith(("realbed_train_", "sample_train")) for name in card["sources"])
+
+
+# --------------------------------------------------------------------------- the shipped reader
+
+
+def test_offline_the_shipped_reader_answers_without_torch_or_transformers(tmp_path):
+    """A fresh clone, offline: the design card's model cannot be had, and Jarvis's own reader answers (run by
+    onnxruntime; neither torch nor transformers is imported for it)."""
+    code = ("import sys, logging; logging.basicConfig(level=logging.INFO, format='%(levelname)s %(message)s')\n"
+            "from jarvis.config import ReaderSettings\n"
+            "from jarvis.readers import load_reader\n"
+            "from jarvis.readers.base import Passage\n"
+            "reader = load_reader(ReaderSettings())\n"
+            "span = reader.read('what do cows drop?', [Passage('Cow', 'When killed, an adult cow drops 0-2 "
+            "Leather and 1-3 Raw beef.', 0, 0, section=('Drops',))])\n"
+            "print(reader.name, '|', span.text, '|', 'torch' in sys.modules, 'transformers' in sys.modules)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                            env={**os.environ, "HF_HUB_OFFLINE": "1", "JARVIS_HOME": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    name, answer, imported = [part.strip() for part in result.stdout.strip().split("|")]
+    assert name == "jarvis-minilm-qa+int8"
+    assert "beef" in answer.lower() or "leather" in answer.lower()
+    assert imported == "False False"
+    # Offline is the normal state: said once, at info level, not as a warning.
+    assert "WARNING" not in result.stderr and "answering with Jarvis's own reader" in result.stderr
+
+
+@pytest.mark.parametrize("damage", ["missing", "corrupt"])
+def test_a_missing_or_corrupt_shipped_model_gives_one_line_and_the_sentence_reader(tmp_path, monkeypatch, caplog,
+                                                                                   damage):
+    import logging
+    import shutil
+
+    import jarvis.readers as readers
+    from jarvis.config import SHIPPED_READER
+
+    broken = tmp_path / "jarvis-minilm-qa"
+    shutil.copytree(SHIPPED_READER, broken)
+    if damage == "missing":
+        (broken / "model.int8.onnx").unlink()
+    else:
+        (broken / "model.int8.onnx").write_bytes(b"not an onnx model" * 100)
+    monkeypatch.setattr(readers, "SHIPPED_READER", broken)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with caplog.at_level(logging.INFO, logger="jarvis.readers"):
+        reader = readers.load_reader(ReaderSettings(fallback="lexical"))
+    assert reader.name == "fallback:lexical"
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "\n" not in warnings[0].getMessage()
+    assert "Jarvis's own reader cannot load" in warnings[0].getMessage()
