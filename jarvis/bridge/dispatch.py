@@ -102,7 +102,7 @@ class Dispatcher:
         name = post.player if post.player is not None else self._player_name(post.entity_id, lookup)
         key = name.casefold() if post.player is not None else post.entity_id   # one rate per player
         question = Question(post.entity_id, name, text, now, private=post.private, key=key)
-        if self.feedback.take(question):
+        if self.feedback.handle(question):
             return
         self.stats.questions += 1
         last = self._last_accepted.get(key)
@@ -119,7 +119,7 @@ class Dispatcher:
             refusals.setdefault(key, []).append((question, BUSY))
             return
         self._remember_accept(key, now)
-        self.outbox.open += 1
+        self.outbox.answers_due += 1
         self.stats.accepted += 1
         self.stats.max_waiting = max(self.stats.max_waiting, self.questions.qsize())
         log_event("question", player=self.names(question.player), player_id=question.player_id, question=text,

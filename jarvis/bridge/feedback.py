@@ -50,7 +50,7 @@ class Feedback:
                     self._last_logged.clear()
                 self._last_logged[question.key] = (entry_id, time.monotonic())
 
-    def take(self, question: Question) -> bool:
+    def handle(self, question: Question) -> bool:
         """Mark the player's last answer when the message is feedback on it; True if it was feedback."""
         if self.question_log is None:
             return False

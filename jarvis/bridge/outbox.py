@@ -22,7 +22,7 @@ class Outbox:
     def __init__(self, stats: BridgeStats, names: PlayerNames) -> None:
         self.stats = stats
         self.names = names
-        self.open = 0                         # accepted questions whose answer is not delivered yet
+        self.answers_due = 0                   # accepted questions whose answer is not delivered yet
         self._waiting: deque[OutLine] = deque()
         self._lock = threading.Lock()
         self._unconfirmed: list[OutLine] = []  # the poller's only
@@ -59,7 +59,7 @@ class Outbox:
             self.stats.lines_sent += 1
             if line.question is not None and line.last:
                 self.stats.answered += 1
-                self.open -= 1
+                self.answers_due -= 1
                 log_event("reply", player=self.names(line.question.player), player_id=line.question.player_id,
                           private=line.to is not None,
                           latency_ms=round((time.monotonic() - line.question.seen_at) * 1000))

@@ -194,14 +194,14 @@ class Bridge:
         self.dispatcher.dispatch(client.player_name)
 
     def _on_lost(self, exc: Exception) -> None:
-        self.link.lost(exc, self.outbox.open)
+        self.link.lost(exc, self.outbox.answers_due)
         self.dispatcher.forget_names()
         self.outbox.resend_unconfirmed()   # they may not have arrived: post them again
 
     def _reconnect(self) -> bool:
-        if not self.link.reconnect(self.settings, self.outbox.open):
+        if not self.link.reconnect(self.settings, self.outbox.answers_due):
             return False
-        self.outbox.put(self.layout.notice(back_notice(self.outbox.open)), first=True)
+        self.outbox.put(self.layout.notice(back_notice(self.outbox.answers_due)), first=True)
         return True
 
     def _apply_reload(self) -> None:
