@@ -263,8 +263,26 @@ def _serve_settings(args: argparse.Namespace, config: Config) -> tuple[Config, s
     return config, args.index or index
 
 
+def _token_refused(token_given: bool) -> JarvisError:
+    """The bridge's AuthRefused (the server refused the token, or wants one) in the words of serve's flags."""
+    if token_given:
+        return JarvisError("the server refused the API token (--mc-token or JARVIS_MC_TOKEN): it must equal "
+                           "auth-token in the RaspberryJuice plugin's config.yml")
+    return JarvisError("the server's RaspberryJuice 2.x asks for an API token: set JARVIS_MC_TOKEN (or "
+                       "--mc-token) to the auth-token in the plugin's config.yml")
+
+
 def cmd_serve(args: argparse.Namespace, config: Config) -> int:
-    from jarvis.bridge import check_bot, check_player_bot, check_server, check_token, serve
+    from jarvis.bridge import AuthRefused
+
+    try:
+        return _serve(args, config)
+    except AuthRefused as exc:
+        raise _token_refused(exc.token_given) from exc
+
+
+def _serve(args: argparse.Namespace, config: Config) -> int:
+    from jarvis.bridge import Fresh, ReloadSkipped, check_bot, check_player_bot, check_server, check_token, serve
     from jarvis.assembly import assemble
     from jarvis.privacy import load_salt
 
@@ -289,12 +307,14 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
     if index:
         args.index = index
 
-    def reload():
+    def reload() -> Fresh:
+        if not args.config:
+            raise ReloadSkipped("no settings file to read (serve --config FILE)")
         fresh, fresh_index = _serve_settings(flags, Config.from_env())
         others = [name for name in ("reader", "retrieval", "log") if getattr(fresh, name) != getattr(config, name)]
         if fresh_index != index:
             others.append("index")
-        return fresh.bridge, (fresh.bot if (fresh.bot.host or fresh.bot.realm) else None), others
+        return Fresh(fresh.bridge, fresh.bot if (fresh.bot.host or fresh.bot.realm) else None, tuple(others))
 
     from jarvis.questionlog import open_question_log
 
@@ -302,7 +322,7 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
     with assemble(config, _index_dir(args, config)) as jarvis:
         return serve(config.bridge, jarvis, max_questions=args.max_questions, bot=bot, salt=load_salt(config.home),
                      log_player_names=config.log.player_names, profiles=config.home / "microsoft",
-                     reload=reload if args.config else None, question_log=question_log)
+                     reload=reload, question_log=question_log)
 
 
 def cmd_report(args: argparse.Namespace, config: Config) -> int:

@@ -6,6 +6,7 @@ nothing asserts on how long anything took.
 """
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import subprocess
@@ -19,11 +20,12 @@ import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 from mcpi.util import flatten_parameters_to_bytestring
 
-from jarvis.bridge import (FORK, PREFIX, UPSTREAM, V2, AuthRefused, Bridge, BridgeError, ChatClient, ChatPost,
-                           ConnectionLost, addressed_question, answer_lines, chat_line, chat_safe, parse_chat_posts,
+from jarvis.bridge import (FORK, PREFIX, UPSTREAM, V2, AnswerFunction, Answerer, AuthRefused, Bridge, BridgeError,
+                           ChatClient, ChatPost, ConnectionLost, PlayerBot, ServerUnreachable, Transport,
+                           addressed_question, answer_lines, chat_line, chat_safe, parse_chat_posts,
                            plain_player_name, reply_lines)
 from jarvis.config import BridgeSettings
-from jarvis.pipeline import Answer, check_question
+from jarvis.pipeline import Answer, Jarvis, check_question
 from raspberryjuice_double import Player, RaspberryJuiceDouble, raw_exchange
 from serve_process import jarvis_serve
 
@@ -62,7 +64,7 @@ def answer_for(question: str, text: str | None = None, title: str = "Cow") -> An
 
 
 class RecordingAnswerer:
-    """question -> Answer; records the questions; can be held (to make answering slow) and released."""
+    """An Answerer: question -> Answer; records the questions; can be held (to make answering slow) and released."""
 
     def __init__(self, reply=None, hold: bool = False) -> None:
         self.reply = reply or (lambda q: answer_for(q))
@@ -72,7 +74,7 @@ class RecordingAnswerer:
         if not hold:
             self.released.set()
 
-    def __call__(self, question: str) -> Answer:
+    def ask(self, question: str) -> Answer:
         self.questions.append(question)
         self.called.set()
         self.released.wait(30)
@@ -581,7 +583,7 @@ def pipeline_like(question: str) -> Answer:
     ("jarvis, " + "why " * 240, "question too long"),
 ])
 def test_odd_messages_get_a_sensible_reply(double, start_bridge, message, expected):
-    start_bridge(pipeline_like)
+    start_bridge(AnswerFunction(pipeline_like))
     double.say(1, message)
     double.say(2, "jarvis, still alive?")
     assert double.wait_for(lambda: replies_to(double.posts, "Steve") and replies_to(double.posts, "Alex"))
@@ -595,7 +597,7 @@ def test_an_answerer_crash_does_not_stop_the_bridge(double, start_bridge):
             raise RuntimeError("reader bug")
         return answer_for(question)
 
-    start_bridge(flaky)
+    start_bridge(AnswerFunction(flaky))
     double.say(1, "jarvis, crash please")
     double.say(1, "jarvis, and then?")
     assert double.wait_for(lambda: len(replies_to(double.posts, "Steve")) == 2)
@@ -660,10 +662,26 @@ def test_unreachable_server_is_a_user_error():
     with RaspberryJuiceDouble() as gone:
         port = gone.port                     # a port that was just free and is closed now
     settings = replace(FAST, mc_port=port, connect_attempts=2)
-    with pytest.raises(BridgeError) as info:
+    with pytest.raises(ServerUnreachable) as info:
         Bridge(settings, RecordingAnswerer()).run()
-    assert info.value.user_error
-    assert f"127.0.0.1:{port}" in str(info.value)
+    assert info.value.user_error and isinstance(info.value, BridgeError)
+    assert f"127.0.0.1:{port}" in str(info.value) and "after 2 attempt(s)" in str(info.value)
+    assert (info.value.endpoint.port, info.value.endpoint.transport, info.value.attempts) == (port, "api", 2)
+
+
+def test_both_transports_offer_the_protocol():
+    """The plugin API (ChatClient) and the player bot (PlayerBot) offer every call of the Transport
+    protocol, with its parameters; the pipeline's Jarvis is an Answerer."""
+    members = [name for name in vars(Transport) if not name.startswith("_")]
+    assert set(members) == {"dialect", "start_session", "exchange", "player_name", "retune", "close"}
+    for implementation in (ChatClient, PlayerBot):
+        for name in members:
+            assert hasattr(implementation, name), f"{implementation.__name__} has no {name}"
+            wanted = getattr(Transport, name)
+            if callable(wanted):
+                offered = inspect.signature(getattr(implementation, name)).parameters
+                assert list(offered) == list(inspect.signature(wanted).parameters), f"{implementation.__name__}.{name}"
+    assert list(inspect.signature(Jarvis.ask).parameters) == list(inspect.signature(Answerer.ask).parameters)
 
 
 # --------------------------------------------------------------------------- what real servers do: Fail, lag, dialects
@@ -715,7 +733,7 @@ def test_dialect_configured_or_learned_and_corrected_when_wrong(double, start_br
         double.say(1, f"jarvis, q{i}")
     assert double.wait_for(lambda: len(double.posts) == 3)
     assert double.posts == [f"[Jarvis] Steve: answer to q{i} (source: Cow)" for i in range(3)]
-    assert running.bridge._client.dialect == double.dialect
+    assert running.bridge.client.dialect == double.dialect
     assert running.bridge.stats.disconnects == 0
     assert_only_chat_lines(double)
 
@@ -833,18 +851,20 @@ def test_token_server_six_of_six_answered_and_nothing_before_auth(start_bridge_o
                 assert server.wait_for(lambda: len(server.session_lines) == 2
                                        and "events.chat.posts()" in server.session_lines[1])
         assert server.wait_for(lambda: sum("answer to question" in p for p in server.posts) == 6)
-        assert running.bridge.stats.reconnects == 1 and running.bridge._client.dialect == V2
+        assert running.bridge.stats.reconnects == 1 and running.bridge.client.dialect == V2
         assert all(lines[0] == "auth(s3cret-t0ken)" for lines in server.session_lines)
         assert server.auth_lines == server.connections == 2 and "auth" not in server.failed
         assert_only_chat_lines(server)
 
 
-@pytest.mark.parametrize("token, needs", [("wrong", "--mc-token or JARVIS_MC_TOKEN"), ("", "set JARVIS_MC_TOKEN")])
+@pytest.mark.parametrize("token, needs", [("wrong", "refused the API token (the mc_token setting)"),
+                                          ("", "set the mc_token setting")])
 def test_a_refused_token_stops_the_bridge_with_one_attempt(token, needs):
     with RaspberryJuiceDouble(PLAYERS, dialect=V2, token="s3cret") as server:
         bridge = Bridge(replace(FAST, mc_port=server.port, mc_token=token), RecordingAnswerer())
         with pytest.raises(AuthRefused) as info:
             bridge.run()
+        assert info.value.token_given == bool(token) and info.value.setting == "mc_token"
         assert needs in str(info.value) and "s3cret" not in str(info.value)
         assert info.value.user_error
         assert server.connections == 1 and server.auth_lines == 1    # auth() goes first, token or none
@@ -890,7 +910,8 @@ def test_serve_with_a_refused_token_exits_non_zero_naming_the_token(token, tmp_p
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("jarvis serve: error: ")
-    assert "JARVIS_MC_TOKEN" in lines[0] and "right" not in result.stderr
+    assert "right" not in result.stderr
+    assert ("--mc-token or JARVIS_MC_TOKEN" if token else "set JARVIS_MC_TOKEN (or --mc-token)") in lines[0]
     assert server.auth_lines == 1 and server.connections == 1
 
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 
-from jarvis.bridge import Bridge, BridgeError, ChatPost, Question, check_bot
+from jarvis.bridge import BridgeError, ChatPost, OutLine, Question, ReplyLayout, SettingError, check_bot
 from jarvis.bridge.player import (CLIENT_DIR, CLIENT_SCRIPT, ChatRules, Echo, SendPacer, account_name,
                                   neutralise_command, utf16_len)
 from jarvis.config import BotSettings, BridgeSettings
@@ -114,8 +114,8 @@ def test_a_public_message_never_runs_a_command():
     assert neutralise_command("Steve: /op is a command") == "Steve: /op is a command"
 
 
-def bridge(reply="same", **bot) -> Bridge:
-    return Bridge(BridgeSettings(), lambda q: None, bot=replace(BOT, reply=reply, **bot))
+def layout(reply="same", **bot) -> ReplyLayout:
+    return ReplyLayout(BridgeSettings(), replace(BOT, reply=reply, **bot))
 
 
 def question(private: bool, player: str | None = "Steve") -> Question:
@@ -128,18 +128,18 @@ def question(private: bool, player: str | None = "Steve") -> Question:
     ("public", False, None), ("public", True, None),
 ])
 def test_reply_modes(mode, private, to):
-    lines = bridge(mode)._lines_for(question(private), "0-2 leather", source="Cow")
+    lines = layout(mode).lines_for(question(private), "0-2 leather", source="Cow")
     assert [line.to for line in lines] == [to]
     assert lines[0].text == ("0-2 leather (source: Cow)" if to else "Steve: 0-2 leather (source: Cow)")
 
 
 def test_a_player_whose_name_is_unknown_is_answered_in_public():
-    assert bridge("private")._lines_for(question(True, player=None), "x")[0].to is None
+    assert layout("private").lines_for(question(True, player=None), "x")[0].to is None
 
 
 def test_the_plugin_api_only_broadcasts_with_its_prefix():
-    api = Bridge(BridgeSettings(), lambda q: None)
-    lines = api._lines_for(question(True), "0-2 leather", source="Cow")
+    api = ReplyLayout(BridgeSettings(), None)
+    lines = api.lines_for(question(True), "0-2 leather", source="Cow")
     assert [(line.text, line.to) for line in lines] == [("[Jarvis] Steve: 0-2 leather (source: Cow)", None)]
 
 
@@ -148,7 +148,7 @@ def test_the_plugin_api_only_broadcasts_with_its_prefix():
 @hyp_settings(max_examples=300, deadline=None)
 def test_every_message_fits_vanillas_limits(text, mode, private, command, player):
     """At most 2 messages, each at most 256 UTF-16 units with its /msg NAME, no line break, never a command."""
-    lines = bridge(mode, whisper_command=command)._lines_for(question(private, player), text, source="Cow")
+    lines = layout(mode, whisper_command=command).lines_for(question(private, player), text, source="Cow")
     assert 1 <= len(lines) <= 2
     for line in lines:
         sent = f"/{command} {line.to} {line.text}" if line.to else neutralise_command(line.text)
@@ -158,7 +158,7 @@ def test_every_message_fits_vanillas_limits(text, mode, private, command, player
 
 
 def test_emoji_count_twice_as_minecraft_counts_them():
-    lines = bridge()._lines_for(question(False), "🐄" * 300)
+    lines = layout().lines_for(question(False), "🐄" * 300)
     assert all(utf16_len(line.text) <= 256 for line in lines)
     assert utf16_len("🐄") == 2
 
@@ -194,8 +194,9 @@ def test_the_pacer_can_be_retuned():
     ({"username": "Jarvis the Bot"}, "username"), ({"max_message": 300}, "max_message"),
 ])
 def test_bot_settings_that_cannot_work_are_named(bad, setting):
-    with pytest.raises(BridgeError, match=rf"\[bot\] {setting}:"):
+    with pytest.raises(SettingError, match=rf"\[bot\] {setting}:") as info:
         check_bot(replace(BOT, **bad))
+    assert (info.value.section, info.value.setting) == ("bot", setting)
 
 
 # --------------------------------------------------------------------------- the Node client's own refusals
@@ -218,8 +219,8 @@ def test_the_node_client_refuses_what_python_would_never_send():
     ]
     stdin = "".join(json.dumps(r) + "\n" for r in requests)
     with socket.create_server(("127.0.0.1", 0)) as silent:
-        result = subprocess.run(["node", str(CLIENT_SCRIPT), "--host", "127.0.0.1", "--port",
-                                 str(silent.getsockname()[1]), "--version", "1.21.4"], input=stdin,
+        options = {"host": "127.0.0.1", "port": silent.getsockname()[1], "version": "1.21.4"}
+        result = subprocess.run(["node", str(CLIENT_SCRIPT), json.dumps(options)], input=stdin,
                                 capture_output=True, text=True, timeout=60)
     events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     refused = {e["id"]: e["why"] for e in events if e["event"] == "refused"}
@@ -250,10 +251,8 @@ def test_the_pacer_holds_while_the_server_lags_and_earns_nothing_meanwhile():
 # --------------------------------------------------------------------------- the transport's bookkeeping
 
 
-class _Line:
-    def __init__(self, text: str, to: str | None = None, player: str | None = None) -> None:
-        self.text, self.to, self.delivered = text, to, False
-        self.question = Question(-1, player, "q", 0.0) if player else None
+def out_line(text: str, to: str | None = None, player: str | None = None) -> OutLine:
+    return OutLine(text, Question(-1, player, "q", 0.0) if player else None, to=to)
 
 
 @pytest.fixture
@@ -264,8 +263,8 @@ def quiet_bot():
     import sys
     from collections import deque
 
-    from jarvis.bridge.connection import WireStats
     from jarvis.bridge.player import PlayerBot
+    from jarvis.bridge.transport import WireStats
 
     child = subprocess.Popen([sys.executable, "-c", "import sys; [None for _ in sys.stdin]"], stdin=subprocess.PIPE,
                              text=True)
@@ -277,7 +276,7 @@ def quiet_bot():
 
 
 def test_chat_read_just_before_the_connection_ends_is_kept(quiet_bot):
-    from jarvis.bridge.connection import ConnectionLost
+    from jarvis.bridge.transport import ConnectionLost
 
     bot, events = quiet_bot
     events.put({"event": "chat", **player_chat("minecraft:chat", "Steve", "jarvis, typed in the freeze")})
@@ -292,9 +291,9 @@ def test_chat_read_just_before_the_connection_ends_is_kept(quiet_bot):
 def test_an_answer_waits_for_its_asker_who_left(quiet_bot):
     bot, events = quiet_bot
     bot.seen.update({"steve", "alex"})
-    for_alex = _Line("Alex: an answer", player="Alex")            # Alex was seen, is not here now
-    for_steve = _Line("Steve: an answer", player="Steve")
-    for_nick = _Line("~Nick: an answer", player="Nick")            # never in the tab list: not held
+    for_alex = out_line("Alex: an answer", player="Alex")            # Alex was seen, is not here now
+    for_steve = out_line("Steve: an answer", player="Steve")
+    for_nick = out_line("~Nick: an answer", player="Nick")            # never in the tab list: not held
     bot.exchange([for_alex, for_steve, for_nick])
     assert [f.line for f in bot._sent_ids.values()] == [for_steve, for_nick]
     events.put({"event": "player_joined", "name": "Alex"})
@@ -304,7 +303,7 @@ def test_an_answer_waits_for_its_asker_who_left(quiet_bot):
 
 def test_a_line_is_delivered_by_its_echo_not_while_the_server_lags(quiet_bot):
     bot, events = quiet_bot
-    public, whisper = _Line("Steve: 0-2 leather"), _Line("0-2 leather", to="Steve")
+    public, whisper = out_line("Steve: 0-2 leather"), out_line("0-2 leather", to="Steve")
     bot.exchange([public, whisper])
     for flight_id in list(bot._sent_ids):
         events.put({"event": "sent", "id": flight_id})

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from jarvis.bridge import Bridge
+from jarvis.bridge import AnswerFunction, Bridge
 from jarvis.config import BridgeSettings, LogSettings
 from jarvis.pipeline import Answer
 from jarvis.privacy import SALT_FILE, load_salt, player_hash
@@ -194,7 +194,7 @@ def test_report_cli_json_markdown_and_chart(tmp_path):
 def test_feedback_in_chat_marks_the_last_answer_within_the_window(tmp_path, dialect):
     log = QuestionLog(tmp_path / "q.jsonl", LogSettings(feedback_window=60.0), load_salt(tmp_path))
     with RaspberryJuiceDouble({1: Player("Steve"), 2: Player("Alex")}, dialect=dialect) as server:
-        bridge = Bridge(replace(FAST, mc_port=server.port), lambda q: answer(q), question_log=log)
+        bridge = Bridge(replace(FAST, mc_port=server.port), AnswerFunction(answer), question_log=log)
         thread = threading.Thread(target=bridge.run, daemon=True)
         thread.start()
         try:

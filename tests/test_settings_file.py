@@ -159,3 +159,48 @@ def test_sighup_reloads_what_it_can_without_reconnecting(bundled_index, tmp_path
     assert re.search(r"event=reload_needs_restart settings=\"\['bridge.mc_port'\]\"", stderr)
     assert "event=reload_failed" in stderr and "per_player_rate: -5.0 is out of range" in stderr
     assert "event=disconnected" not in stderr and "reloads=1" in stderr
+
+
+def test_a_reload_applies_what_it_can_and_names_what_needs_a_restart(caplog):
+    from dataclasses import replace
+
+    from jarvis.bridge import Fresh
+    from jarvis.bridge.reload import reload_settings
+    from jarvis.config import BotSettings, BridgeSettings
+
+    bridge, bot = BridgeSettings(), BotSettings(host="mc.example.org")
+    fresh = Fresh(replace(bridge, per_player_rate=9.0, mc_port=4800), replace(bot, burst=2, username="Other"),
+                  ("index",))
+    with caplog.at_level("INFO", logger="jarvis.bridge"):
+        reloaded = reload_settings(bridge, bot, lambda: fresh)
+    assert reloaded.bridge == replace(bridge, per_player_rate=9.0)        # the port stays until a restart
+    assert reloaded.bot == replace(bot, burst=2)                          # so does the account
+    assert sorted(reloaded.changed) == ["bot.burst", "bridge.per_player_rate"]
+    restart = re.search(r"event=reload_needs_restart settings=(.*)", caplog.text).group(1)
+    assert all(name in restart for name in ("index", "bridge.mc_port", "bot.username"))
+    with caplog.at_level("INFO", logger="jarvis.bridge"):
+        switched = reload_settings(bridge, None, lambda: Fresh(bridge, bot))
+    assert switched.bot is None and "bot (the transport)" in caplog.text   # the transport is kept until a restart
+
+
+def test_a_reload_that_cannot_be_applied_keeps_the_settings_in_use(caplog):
+    from jarvis.bridge import Fresh, ReloadSkipped
+    from jarvis.bridge.reload import reload_settings
+    from jarvis.config import BotSettings, BridgeSettings
+    from jarvis.errors import JarvisError
+
+    def broken() -> Fresh:
+        raise JarvisError("jarvis.toml: [bridge] per_player_rate: -5.0 is out of range")
+
+    def no_file() -> Fresh:
+        raise ReloadSkipped("no settings file to read (started without one)")
+
+    unusable = Fresh(BridgeSettings(), BotSettings(host="h", whisper_command="say"))
+    with caplog.at_level("INFO", logger="jarvis.bridge"):
+        assert reload_settings(BridgeSettings(), None, broken) is None
+        assert reload_settings(BridgeSettings(), None, lambda: unusable) is None
+        assert reload_settings(BridgeSettings(), None, no_file) is None
+        assert reload_settings(BridgeSettings(), None, None) is None
+    assert caplog.text.count("event=reload_failed") == 2 and "[bot] whisper_command" in caplog.text
+    assert 'event=reload_skipped why="no settings file to read (started without one)"' in caplog.text
+    assert "event=reloaded" not in caplog.text

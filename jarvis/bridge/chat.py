@@ -1,4 +1,4 @@
-"""The chat contract: which messages are questions to Jarvis, and how replies look.
+"""The chat contract: which messages are questions to Jarvis (:class:`Question`), and how replies look.
 
 - A message is for Jarvis when it starts with ``jarvis`` (any case), followed by the end of
   the message, ``,`` ``:`` or a space; the rest is the question.
@@ -24,6 +24,7 @@ ELLIPSIS = " …"
 MAX_TITLE_CHARS = 80
 MAX_ECHO_CHARS = 60
 HELP = 'ask me about Minecraft, e.g. "jarvis, what do cows drop?"'
+MAX_TRACKED_PLAYERS = 1024    # players remembered (rate, names, last answers) before old entries are pruned
 
 _ADDRESSED = re.compile(r"\s*jarvis(?:$|[\s,:])[\s,:]*(.*)", re.IGNORECASE | re.DOTALL)
 # "jarvis, wrong" / "jarvis thanks" right after an answer mark it in the question log.
@@ -40,9 +41,22 @@ class AnswerLike(Protocol):
     url: str
     abstained: bool
     pages: Sequence[str]
+    reader: str             # which reader answered, for the log line
 
     @property
     def found(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question addressed to Jarvis, as the bridge read it from the chat."""
+
+    player_id: int
+    player: str | None      # the name, when the server told it
+    text: str
+    seen_at: float          # time.monotonic() when the poller read it
+    private: bool = False   # whispered to the player bot
+    key: int | str = 0      # one player across polls: the bot's name (case-folded) or the plugin's entity id
 
 
 @dataclass(frozen=True)

@@ -35,9 +35,9 @@ the fork away), a reply where an acknowledgement is due means the server does no
 counted as a stall. Only end of stream, a socket error, or ``dead_after`` seconds without a
 byte (when set) raise :class:`ConnectionLost`.
 
-``mcpi`` formats the arguments (``flatten_parameters_to_bytestring``) and provides
-``RequestError``; its own ``Connection`` (no timeouts, a spin on a closed socket, one reply
-per request assumed) is not used for I/O.
+:class:`ChatClient` is this module's :class:`jarvis.bridge.transport.Transport`. ``mcpi`` formats
+the arguments (``flatten_parameters_to_bytestring``); its own ``Connection`` (no timeouts, a spin
+on a closed socket, one reply per request assumed) is not used for I/O.
 """
 from __future__ import annotations
 
@@ -45,17 +45,16 @@ import logging
 import re
 import select
 import socket
-import threading
 import time
 import unicodedata
-from dataclasses import dataclass
+from typing import Sequence
 
-from mcpi.connection import RequestError
 from mcpi.util import flatten_parameters_to_bytestring
 
+from jarvis.bridge.transport import (AuthRefused, BridgeError, ConnectionLost, Endpoint, OutLine, PollFailed,
+                                     ReplyTimeout, StopFlag, WireStats)
 from jarvis.bridge.wire import FORK, UPSTREAM, V2, ChatPost, chat_line, chat_safe, format_event, parse_chat_posts
-from jarvis.config import BridgeSettings
-from jarvis.errors import JarvisError
+from jarvis.config import BotSettings, BridgeSettings
 
 log = logging.getLogger(__name__)
 
@@ -67,72 +66,8 @@ AUTH_OK = "1"                           # 2.x's reply to a good auth(<token>) (a
 AUTO = "auto"
 REFUSED_POLLS = 3                       # polls answered Fail in a row after a refused auth: 2.x refusing us
 _WAIT_SLICE = 0.25                      # seconds per select(): how fast a stop request is noticed
-STOP_SLICE = 0.1                        # seconds between looks at a StopFlag while waiting
 _USERNAME = re.compile(r"[A-Za-z0-9_]{2,16}")
 _PLAYER_IDS = re.compile(r"[0-9]+(\|[0-9]+)*")
-
-
-class StopFlag:
-    """A request to stop that a signal handler may make: a plain attribute, no lock.
-
-    threading.Event.set() takes the event's lock; a SIGTERM that lands while the main thread holds
-    that lock (inside wait() or clear()) would deadlock in the handler and `jarvis serve` would never
-    stop. Setting an attribute is atomic; waiting polls in short sleeps, which signals interrupt.
-    """
-
-    def __init__(self) -> None:
-        self._set = False
-
-    def set(self) -> None:
-        self._set = True
-
-    def is_set(self) -> bool:
-        return self._set
-
-    def wait(self, timeout: float) -> bool:
-        """True as soon as it is set; False after ``timeout`` seconds."""
-        end = time.monotonic() + timeout
-        while not self._set:
-            left = end - time.monotonic()
-            if left <= 0:
-                return False
-            time.sleep(min(left, STOP_SLICE))
-        return True
-
-
-class BridgeError(JarvisError):
-    """The Minecraft server cannot be reached (at start-up)."""
-
-
-class AuthRefused(BridgeError):
-    """RaspberryJuice 2.x refused the session: the token is wrong, or one is needed and none was given.
-
-    Never retried: another try would only bring the plugin's lockout nearer (``fatal``).
-    """
-
-    fatal = True
-
-
-class ConnectionLost(ConnectionError):
-    """The server closed the connection (or, with ``dead_after`` set, sent nothing for that long)."""
-
-
-class ReplyTimeout(ConnectionLost):
-    """No reply within the time allowed (``dead_after``, or the deadline of a last flush)."""
-
-
-@dataclass
-class WireStats:
-    """What the server did that a naive client would not survive; kept across reconnections."""
-
-    fails: int = 0              # `Fail` replies (to polls, names, acknowledgements)
-    strays: int = 0             # reply lines that belonged to no command (ignored)
-    garbage: int = 0            # replies that were not in the expected format
-    stalls: int = 0             # replies that took longer than slow_after
-    longest_stall_s: float = 0.0
-    kicks: int = 0              # the player bot kicked off the server (spam_kicks: for spamming)
-    spam_kicks: int = 0
-    refused_lines: int = 0      # lines the player bot's client refused to send (none, unless a bug)
 
 
 class BridgeConnection:
@@ -239,11 +174,7 @@ class BridgeConnection:
                  why="the server's plugin has no auth command (RaspberryJuice before 2.x): the token is not used")
 
     def _refused(self, token: str) -> None:
-        if token:
-            raise AuthRefused("the server refused the API token (--mc-token or JARVIS_MC_TOKEN): it must equal "
-                              "auth-token in the RaspberryJuice plugin's config.yml")
-        raise AuthRefused("the server's RaspberryJuice 2.x asks for an API token: set JARVIS_MC_TOKEN (or "
-                          "--mc-token) to the auth-token in the plugin's config.yml")
+        raise AuthRefused(token_given=bool(token))
 
     def poll_raw(self, acknowledged: list[bytes] = ()) -> str:
         """Send ``acknowledged`` commands then ``events.chat.posts``; the poll's reply (may be ``Fail``)."""
@@ -331,7 +262,7 @@ class BridgeConnection:
 
 
 class ChatClient:
-    """The API calls the bridge makes, on one :class:`BridgeConnection`."""
+    """The plugin API transport: the calls the bridge makes, on one :class:`BridgeConnection`."""
 
     def __init__(self, connection: BridgeConnection) -> None:
         self.connection = connection
@@ -354,31 +285,31 @@ class ChatClient:
         """Post ``lines`` (sanitized here: nothing unsanitized reaches the socket), then read the chat.
 
         The poll's reply comes after every line was handled (one queue, in order), so when this
-        returns, the lines were delivered. RequestError when the server answered the poll ``Fail``.
+        returns, the lines were delivered. PollFailed when the server answered the poll ``Fail``.
         """
         posts = [self.connection.command("chat.post", text) for text in map(chat_line, lines) if text]
         reply = self.connection.poll_raw(acknowledged=posts)
         if reply == FAIL:
             self.connection.stats.fails += 1
-            raise RequestError("the server answered Fail to events.chat.posts")
+            raise PollFailed("the server answered Fail to events.chat.posts")
         found = parse_chat_posts(reply, self.connection.dialect or UPSTREAM)
         if any(post.entity_id < 0 for post in found):
             self.connection.stats.garbage += 1
             _log("garbage_reply", logging.WARNING, reply=reply[:120])
         return found
 
-    def exchange(self, lines: list) -> list[ChatPost]:
-        """The bridge's poll: post ``lines`` (its OutLines) and read the chat. Every line is delivered
-        once the poll is answered, ``Fail`` included (the server ran the lines before it)."""
+    def exchange(self, lines: Sequence[OutLine]) -> list[ChatPost]:
+        """The bridge's poll: post ``lines`` and read the chat. Every line is delivered once the poll
+        is answered, ``Fail`` included (the server ran the lines before it)."""
         try:
             posts = self.post_and_poll([line.text for line in lines])
-        except RequestError:
+        except PollFailed:
             _deliver(lines)
             raise
         _deliver(lines)
         return posts
 
-    def retune(self, settings: BridgeSettings) -> None:
+    def retune(self, settings: BridgeSettings, bot: BotSettings | None = None) -> None:  # noqa: ARG002 - the API has no bot
         """New thresholds (slow_after, dead_after) without reconnecting (SIGHUP)."""
         self.connection.settings = settings
 
@@ -397,9 +328,15 @@ class ChatClient:
         self.connection.close()
 
 
-def _deliver(lines: list) -> None:
+def _deliver(lines: Sequence[OutLine]) -> None:
     for line in lines:
         line.delivered = True
+
+
+def api_endpoint(settings: BridgeSettings) -> Endpoint:
+    """The plugin API's address, as errors and log lines name it."""
+    return Endpoint(settings.mc_host, settings.mc_port, "api", "the Minecraft server's chat API",
+                    "is the server running with the RaspberryJuice plugin, or mcserver/server.js?")
 
 
 def check_token(token: str) -> None:

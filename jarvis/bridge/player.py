@@ -3,8 +3,9 @@
 It works on any Java server the client supports (mineflayer: 1.8 to 1.21.4), with or without
 plugins: vanilla, Fabric, NeoForge, Paper, Realms. A small Node.js process
 (``playerbot/client.js``, mineflayer) holds the game connection and speaks JSON lines with
-:class:`PlayerBot` on its stdin/stdout; one process per connection, started again on every
-reconnection. Everything that is policy lives here, in Python, where it is tested: which chat
+:class:`PlayerBot` (this module's :class:`jarvis.bridge.transport.Transport`) on its stdin/stdout;
+its options are one JSON object, its only argument. One process per connection, started again on
+every reconnection. Everything that is policy lives here, in Python, where it is tested: which chat
 line is a question and from whom (:class:`ChatRules`), what is sent and how fast
 (:class:`SendPacer`), when a line counts as delivered.
 
@@ -51,11 +52,11 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
-from jarvis.bridge.connection import BridgeError, ConnectionLost, StopFlag, WireStats
+from jarvis.bridge.transport import BotError, ConnectionLost, Endpoint, OutLine, SettingError, StopFlag, WireStats
 from jarvis.bridge.wire import ChatPost, chat_safe, format_event
-from jarvis.config import BotSettings
+from jarvis.config import REPLY_MODES, BotSettings, BridgeSettings
 
 log = logging.getLogger(__name__)
 
@@ -77,12 +78,6 @@ OTHER_VANILLA_TYPES = {"minecraft:emote_command", "minecraft:say_command", "mine
                        "minecraft:team_msg_command_outgoing"}
 TRANSLATED = {"chat.type.text": "public", "commands.message.display.incoming": "whisper",
               "commands.message.display.outgoing": "whisper_echo"}
-
-
-class BotError(BridgeError):
-    """The player bot cannot run here at all (no Node.js, mineflayer not installed): not retried."""
-
-    fatal = True
 
 
 def utf16_len(text: str) -> int:
@@ -179,14 +174,35 @@ def account_name(shown: str) -> str | None:
 
 
 def compile_pattern(pattern: str, me: str, setting: str) -> re.Pattern:
-    """A chat pattern with ``{me}`` filled in; BridgeError naming the setting when it is unusable."""
+    """A chat pattern with ``{me}`` filled in; SettingError naming the setting when it is unusable."""
     try:
         compiled = re.compile(pattern.replace("{me}", re.escape(me)))
     except re.error as exc:
-        raise BridgeError(f"[bot] {setting}: not a regular expression: {pattern!r} ({exc})") from None
+        raise SettingError("bot", setting, f"not a regular expression: {pattern!r} ({exc})") from None
     if not {"name", "message"} <= set(compiled.groupindex):
-        raise BridgeError(f"[bot] {setting}: {pattern!r} needs the groups (?P<name>...) and (?P<message>...)")
+        raise SettingError("bot", setting, f"{pattern!r} needs the groups (?P<name>...) and (?P<message>...)")
     return compiled
+
+
+def bot_endpoint(bot: BotSettings) -> Endpoint:
+    """The game server's address, as errors and log lines name it."""
+    return Endpoint(bot.host, bot.port, "bot", "the game server", "is it running, and is that its game port?")
+
+
+def check_bot(bot: BotSettings) -> None:
+    """SettingError for player-bot settings that cannot work (one line naming the setting)."""
+    if bot.reply not in REPLY_MODES:
+        raise SettingError("bot", "reply", f"{bot.reply!r} is not one of {', '.join(REPLY_MODES)}")
+    if bot.whisper_command not in WHISPER_COMMANDS:
+        raise SettingError("bot", "whisper_command",
+                           f"{bot.whisper_command!r} is not one of {', '.join(WHISPER_COMMANDS)}")
+    if not USERNAME.fullmatch(bot.username):
+        raise SettingError("bot", "username", f"{bot.username!r} is not a Minecraft name (1-16 letters, digits or _)")
+    if not 40 <= bot.max_message <= 256:
+        raise SettingError("bot", "max_message", f"{bot.max_message} is not within 40-256 (vanilla's limit is 256)")
+    for setting in ("public_patterns", "whisper_patterns"):
+        for pattern in getattr(bot, setting):
+            compile_pattern(pattern, bot.username, setting)
 
 
 class SendPacer:
@@ -233,7 +249,7 @@ class SendPacer:
 
 @dataclass
 class _InFlight:
-    line: object            # the bridge's OutLine (text, to, question, delivered)
+    line: OutLine
     id: int
     sent_at: float | None = None
     queued_at: float = 0.0
@@ -243,8 +259,7 @@ class _InFlight:
         """The player the line is for: a whisper's target, or the asker of a public answer."""
         if self.line.to is not None:
             return self.line.to
-        question = getattr(self.line, "question", None)
-        return question.player if question is not None else None
+        return self.line.question.player if self.line.question is not None else None
 
 
 def node_client_command(settings: BotSettings, profiles: Path) -> list[str]:
@@ -254,13 +269,9 @@ def node_client_command(settings: BotSettings, profiles: Path) -> list[str]:
         raise BotError("the player bot needs Node.js 20+ (`node` is not on the PATH)")
     if not (CLIENT_DIR / "node_modules" / "mineflayer").is_dir():
         raise BotError(f"the player bot needs mineflayer: run `make setup` (or `npm ci` in {CLIENT_DIR})")
-    command = [node, str(CLIENT_SCRIPT), "--host", settings.host, "--port", str(settings.port),
-               "--username", settings.username, "--auth", settings.auth, "--profiles", str(profiles)]
-    if settings.version:
-        command += ["--version", settings.version]
-    if settings.realm:
-        command += ["--realm", settings.realm]
-    return command
+    options = {"host": settings.host, "port": settings.port, "username": settings.username, "auth": settings.auth,
+               "profiles": str(profiles), "version": settings.version, "realm": settings.realm}
+    return [node, str(CLIENT_SCRIPT), json.dumps(options)]
 
 
 class PlayerBot:
@@ -360,8 +371,8 @@ class PlayerBot:
 
     # ------------------------------------------------------------------ the poller's exchange
 
-    def exchange(self, lines: list) -> list[ChatPost]:
-        """Queue ``lines`` (the bridge's OutLines), read what happened, send what the pacer allows.
+    def exchange(self, lines: Sequence[OutLine]) -> list[ChatPost]:
+        """Queue ``lines``, read what happened, send what the pacer allows.
 
         Marks ``line.delivered`` on the lines the server took; ConnectionLost when the connection ended.
         """
@@ -491,17 +502,23 @@ class PlayerBot:
         flight.line.delivered = True
         self._written.pop(flight.id, None)
 
-    def retune(self, settings: BotSettings) -> None:
+    def player_name(self, entity_id: int) -> str | None:  # noqa: ARG002 - every post names its player already
+        """None: the bot reads each player's name with the message (``ChatPost.player``)."""
+        return None
+
+    def retune(self, settings: BridgeSettings, bot: BotSettings | None) -> None:  # noqa: ARG002 - the bot's own
         """New rates and patterns without reconnecting (SIGHUP)."""
-        self.settings = settings
-        self.rules = ChatRules(settings, self.me)
-        self.pacer.retune(settings.messages_per_second, settings.burst)
+        if bot is None:
+            return
+        self.settings = bot
+        self.rules = ChatRules(bot, self.me)
+        self.pacer.retune(bot.messages_per_second, bot.burst)
 
     def close(self) -> None:
         _stop_process(self.process)
 
 
-def _as_sent(line) -> str:
+def _as_sent(line: OutLine) -> str:
     text = chat_safe(line.text)
     return neutralise_command(text) if line.to is None else text
 

@@ -3,8 +3,10 @@
 // jarvis/bridge/player.py, which starts one such process per connection and speaks JSON lines
 // with it (all policy — which chat is a question, what to send, when, reconnecting — is in Python):
 //
-//   node client.js --host H [--port 25565] [--username Jarvis] [--auth offline|microsoft]
-//                  [--version ''] [--profiles DIR] [--realm NAME]
+//   node client.js '{"host": H, "port": 25565, "username": "Jarvis", "auth": "offline"|"microsoft",
+//                    "version": "", "profiles": DIR, "realm": NAME}'
+//
+// The options are one JSON object, the only argument (keys left out take those defaults).
 //
 // stdout, one JSON object a line:
 //   {"event":"ready","username":..,"uuid":..,"version":..,"online":[names]}   joined and spawned
@@ -35,28 +37,34 @@
 'use strict'
 
 const readline = require('readline')
-const { parseArgs } = require('util')
 
 const MAX_MESSAGE = 256 // vanilla's chat box and ServerboundChatPacket limit (UTF-16 units, as String.length)
 const STALL_MS = 1500 // a server sends the time every second: this long without a packet is a lag spike
 const USERNAME = /^[A-Za-z0-9_]{1,16}$/
 const COMMANDS = new Set(['msg', 'tell', 'w'])
 
-const { values: args } = parseArgs({
-  options: {
-    host: { type: 'string', default: '127.0.0.1' },
-    port: { type: 'string', default: '25565' },
-    username: { type: 'string', default: 'Jarvis' },
-    auth: { type: 'string', default: 'offline' },
-    version: { type: 'string', default: '' },
-    profiles: { type: 'string', default: '' },
-    realm: { type: 'string', default: '' }
-  }
-})
+const DEFAULTS = { host: '127.0.0.1', port: 25565, username: 'Jarvis', auth: 'offline', version: '', profiles: '', realm: '' }
 
 function emit (event, fields = {}) {
   process.stdout.write(JSON.stringify({ event, ...fields }) + '\n')
 }
+
+function readOptions (argv) {
+  let given = {}
+  try {
+    given = JSON.parse(argv[2] ?? '{}')
+  } catch (err) {
+    emit('error', { message: `the options are not a JSON object: ${err.message}`, fatal: true })
+    process.exit(2)
+  }
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) {
+    emit('error', { message: 'the options are not a JSON object', fatal: true })
+    process.exit(2)
+  }
+  return { ...DEFAULTS, ...given }
+}
+
+const args = readOptions(process.argv)
 
 let mineflayer
 let loadChat
