@@ -73,11 +73,12 @@ CONFIGS = {
     "tinyroberta-torch-int8": ("tinyroberta", {"backend": "torch"}),
     "distilbert-onnx-int8": ("distilbert", {"backend": "onnx"}),
     "distilbert-torch-int8": ("distilbert", {"backend": "torch"}),
+    "jarvis": ("", {"reader": "jarvis"}),     # Jarvis's own reader as shipped (trained weights, int8 ONNX)
     "fallback:minilm": ("", {"model": "", "fallback": "minilm"}),
     "fallback:lexical": ("", {"model": "", "fallback": "lexical"}),
 }
 # Reading every paragraph ("-all") takes ~10 s a question on the real bed: ask for it by name.
-DEFAULT_CONFIGS = ["onnx-int8", "torch-int8", "onnx-fp32", "onnx-int8-b1024", "onnx-int8-b2048",
+DEFAULT_CONFIGS = ["jarvis", "onnx-int8", "torch-int8", "onnx-fp32", "onnx-int8-b1024", "onnx-int8-b2048",
                    "tinyroberta-onnx-int8", "distilbert-onnx-int8", "fallback:lexical"]
 WARM_UP = "how do i warm up the reader?"
 
@@ -184,17 +185,18 @@ def run_config(name: str, models: dict, inputs: Path, limit: int, threads: int, 
     import torch
 
     from jarvis.config import ReaderSettings
+    from jarvis.assembly import passage_selector
+    from jarvis.readers import load_reader
     from jarvis.readers.passages import PassageSelector
-    from jarvis.pipeline import load_reader
 
     torch.set_num_threads(threads)
     shape, changes = CONFIGS[name]
     settings = replace(ReaderSettings(), threads=threads, cache_size=0,
                        **{"model": str(models[shape]) if shape else "", **changes})
     began = time.perf_counter()
-    reader = load_reader(settings)
+    reader = load_reader(settings, name=settings.reader or None)
     load_s = time.perf_counter() - began
-    selector = PassageSelector(settings, tokenizer=getattr(reader, "tokenizer", None))
+    selector = passage_selector(reader, settings) or PassageSelector(settings)
     data = json.loads(inputs.read_text(encoding="utf-8"))
     pages, rows = data["pages"], []
     if not recall_only:

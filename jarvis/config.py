@@ -244,7 +244,8 @@ class Config:
         if env.get("JARVIS_HOME"):
             config = replace(config, home=Path(env["JARVIS_HOME"]).expanduser())
         # ONNX exports go to Jarvis's own cache, not into a (maybe read-only) model directory.
-        config = replace(config, reader=replace(config.reader, export_dir=str(config.home / "onnx")))
+        config = replace(config, reader=replace(config.reader, export_dir=str(config.home / "onnx")),
+                         retrieval=replace(config.retrieval, encoder_cache=str(config.home / "onnx")))
         if env.get("JARVIS_MODEL"):
             config = replace(config, reader=replace(config.reader, model=env["JARVIS_MODEL"]))
         if env.get("JARVIS_MC_TOKEN"):

@@ -10,6 +10,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from crawler.corpus import Page, write_corpus
@@ -175,3 +176,22 @@ def test_a_rebuild_embeds_only_the_changed_pages(tmp_path, encoder):
 def test_a_lexical_index_needs_no_encoder(lexical):
     assert titles(lexical.search("creeper", k=1)) == ["Creeper"]
     assert lexical.encoder is None
+
+
+def test_the_onnx_encoder_gives_the_torch_vectors_and_needs_no_torch(tmp_path, encoder):
+    """Given a cache folder, the question encoder is exported once and then run by onnxruntime: the same
+    vectors (to float precision), and a fresh process searching with it imports neither torch nor transformers."""
+    import subprocess
+    import sys
+
+    cache = tmp_path / "onnx"
+    first = DenseEncoder.load(cache)                  # exports
+    assert first.backend == "torch" and len(list(cache.glob("*.onnx"))) == 1
+    second = DenseEncoder.load(cache)
+    assert second.backend == "onnx"
+    texts = ["what do cows drop", "Creeper. A creeper is a hostile mob that explodes.", "how long is a day " * 40]
+    assert np.allclose(second.embed(texts), encoder.embed(texts), atol=1e-5)
+    code = (f"import sys; from index.dense import DenseEncoder; e = DenseEncoder.load({str(cache)!r}); "
+            "e.embed(['where do blazes spawn']); print(e.backend, 'torch' in sys.modules, 'transformers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["onnx", "False", "False"], out.stderr

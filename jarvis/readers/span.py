@@ -383,10 +383,12 @@ def no_progress_bars(active: bool = True):
 
 def load_pretrained(source: str, with_model: bool = True):
     """Tokenizer and QA model (None unless ``with_model``) from a local directory or the hub (cache
-    first, then download)."""
-    from transformers import AutoModelForQuestionAnswering, AutoTokenizer
+    first, then download). A hub id that is neither cached nor reachable fails before transformers is
+    imported (seconds of a cold start, offline)."""
 
     def load(name: str, local_only: bool):
+        from transformers import AutoModelForQuestionAnswering, AutoTokenizer
+
         with no_progress_bars(local_only):  # a download shows its progress; a load from disk needs none
             tokenizer = AutoTokenizer.from_pretrained(name, local_files_only=local_only)
             if not with_model:
@@ -405,10 +407,11 @@ def load_pretrained(source: str, with_model: bool = True):
         raise ModelUnavailableError(f"no model directory at {local}")
 
     # A hub id: the local cache first (no network at all when it is there) ...
-    try:
-        return load(source, local_only=True)
-    except (OSError, ValueError):
-        pass
+    if _in_hub_cache(source):
+        try:
+            return load(source, local_only=True)
+        except (OSError, ValueError):
+            pass
     from huggingface_hub import constants
 
     if constants.is_offline_mode():
@@ -420,6 +423,17 @@ def load_pretrained(source: str, with_model: bool = True):
         return load(source, local_only=False)
     except (OSError, ValueError) as exc:
         raise ModelUnavailableError(f"cannot load {source} ({first_line(exc)})") from exc
+
+
+def _in_hub_cache(repo_id: str) -> bool:
+    """Whether the Hugging Face cache holds the model's config (huggingface_hub alone: no transformers)."""
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        found = try_to_load_from_cache(repo_id, "config.json")
+    except (OSError, ValueError):   # a malformed id: let the real load say what is wrong
+        return True
+    return isinstance(found, str)
 
 
 def _probe_hub(repo_id: str) -> None:

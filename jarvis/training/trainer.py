@@ -91,8 +91,9 @@ def train(model, features: Sequence[Feature], pad_id: int, settings: TrainSettin
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     decay = [p for n, p in params if not (n.endswith("bias") or "LayerNorm" in n or "layer_norm" in n)]
     no_decay = [p for n, p in params if n.endswith("bias") or "LayerNorm" in n or "layer_norm" in n]
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": settings.weight_decay},
-                                   {"params": no_decay, "weight_decay": 0.0}], lr=settings.learning_rate)
+    groups = [{"params": decay, "weight_decay": settings.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    # The fused kernel: on a 2-core CPU the per-tensor loop takes 1-2 s a step for MiniLM, fused ~0.1 s.
+    optimizer = torch.optim.AdamW(groups, lr=settings.learning_rate, fused=True)
     per_epoch = math.ceil(len(features) / settings.batch_size)
     total = max(1, int(per_epoch * settings.epochs))
     warmup = int(total * settings.warmup)
