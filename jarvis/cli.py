@@ -22,6 +22,10 @@ from jarvis.logs import setup_logging
 
 log = logging.getLogger(__name__)
 
+# The index profiles (index/profiles.py's PROFILES, kept equal by a test): named here so that parsing
+# the command line does not import the index stage.
+INDEX_PROFILES = ("tuned", "lexical", "baseline")
+
 
 def _parsed(text: str, cast, what: str):
     """``cast(text)``, or an argparse error naming what was expected."""
@@ -499,8 +503,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="your server's own guide: every Markdown file under DIR becomes a page (site "
                         "\"server guide\"), preferred to the wiki when both answer about equally")
     p.add_argument("--index", required=True, metavar="DIR", help="index directory")
-    p.add_argument("--profile", choices=["tuned", "baseline"], default="tuned",
-                   help="tuned: BM25F over title+aliases+content; baseline: the original's content-only BM25")
+    p.add_argument("--profile", choices=INDEX_PROFILES, default="tuned",
+                   help="tuned: BM25F over title+aliases+content fused with page vectors (default); lexical: "
+                        "the same BM25F alone, no vectors (no encoder: quicker to build, smaller); baseline: the "
+                        "original's content-only BM25")
     p.add_argument("--procs", type=_positive, default=None, metavar="N", help="indexing processes (default: all cores)")
     words = p.add_mutually_exclusive_group()
     words.add_argument("--glossary", metavar="FILE", default=None,
