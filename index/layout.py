@@ -52,7 +52,7 @@ class IndexMeta:
     pages: int
     glossary_sha256: str = ""        # of the user glossary built in ("" for none)
     sites: list = field(default_factory=list)     # the wikis' names (and "server guide"), source order
-    sources: list = field(default_factory=list)   # [{"corpus": path, "site": name given} | {"docs": path}]
+    sources: list = field(default_factory=list)   # [{"corpus": path, "site": name given} | {"docs": path[, "docs_url"]}]
     build_id: str = ""
     built_at: str = ""
     format: int = FORMAT

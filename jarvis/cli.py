@@ -169,9 +169,11 @@ def cmd_index(args: argparse.Namespace, config: Config) -> int:
     corpora = getattr(args, "corpora", None) or []
     if not corpora and not args.docs:
         raise JarvisError("give a corpus (--corpus FILE) or a guide directory (--docs DIR) to index")
+    if args.docs_url and not args.docs:
+        raise JarvisError("--docs-url is the web address of the guide given with --docs DIR: give --docs too")
     sources = [CorpusSource(Path(path), site) for path, site in corpora]
     if args.docs:
-        sources.append(GuideSource(Path(args.docs)))
+        sources.append(GuideSource(Path(args.docs), docs_url=(args.docs_url or "").strip()))
     glossary = Glossary.load(args.glossary) if args.glossary else (Glossary() if args.no_glossary else None)
     try:
         stats = build_index(sources, Path(args.index), profile=args.profile, procs=args.procs,
@@ -502,6 +504,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--docs", metavar="DIR", default=None,
                    help="your server's own guide: every Markdown file under DIR becomes a page (site "
                         "\"server guide\"), preferred to the wiki when both answer about equally")
+    p.add_argument("--docs-url", metavar="BASE", default=None,
+                   help="the guide's address on your server's site: a page's link is BASE + its file's path "
+                        "without .md (home.md -> BASE/home), unless its front matter gives a url "
+                        "(default: none; replies name the page and the guide)")
     p.add_argument("--index", required=True, metavar="DIR", help="index directory")
     p.add_argument("--profile", choices=INDEX_PROFILES, default="tuned",
                    help="tuned: BM25F over title+aliases+content fused with page vectors (default); lexical: "

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from crawler.guide import GUIDE_SITE
+
 # Two chat lines of 200 characters, less "[Jarvis] " twice and "<16-character name>: ": a reply of this
 # many characters always fits, wrapped on word boundaries (the bridge checks and shortens further).
 REPLY_BUDGET = 340
@@ -36,7 +38,7 @@ class Replyable(Protocol):
     title: str          # its page ("" when no page)
     url: str
     abstained: bool     # not sure: point to the page, never state the answer as fact
-    site: str           # the page's wiki or "server guide", named when the index holds several
+    site: str           # the page's wiki or "server guide": named when the index holds several, the guide always
     several_sites: bool
 
 
@@ -46,7 +48,8 @@ def compose_reply(answer: Replyable, budget: int = REPLY_BUDGET) -> str:
     if not answer.title:
         return DONT_KNOW
     title = title or UNTITLED   # a title of nothing printable still names a page
-    site = _clean(getattr(answer, "site", "")) if getattr(answer, "several_sites", False) else ""
+    site = getattr(answer, "site", "")
+    site = _clean(site) if getattr(answer, "several_sites", False) or site == GUIDE_SITE else ""
     if answer.abstained or not text:
         url = _clean(answer.url)
         tail = f" {url}" if url and len(url) <= budget // 3 else ""
