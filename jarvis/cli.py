@@ -18,6 +18,7 @@ from crawler.tables import TABLE_MODES
 from jarvis.config import READER_BACKENDS, REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT, Config
 from jarvis.errors import JarvisError, first_line
 from jarvis.readers import READERS
+from jarvis.settings_file import TABLES as SETTINGS_TABLES
 from jarvis.logs import setup_logging
 
 log = logging.getLogger(__name__)
@@ -538,8 +539,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub("serve", cmd_serve, "run the in-game chat bridge: the RaspberryJuice API, or a player bot (--bot)",
             reader_opts)
     p.add_argument("--config", metavar="FILE", default=None,
-                   help="settings file (TOML: [bridge], [bot], [reader], [retrieval] with the settings' names; "
-                        "flags override it; SIGHUP reloads it)")
+                   help=f"settings file (TOML: {', '.join(f'[{table}]' for table in SETTINGS_TABLES)} with the "
+                        "settings' names; flags override it; SIGHUP reloads it)")
     p.add_argument("--check", action="store_true", help="check the settings (--config FILE and flags) and exit")
     p.add_argument("--mc-host", default=None, metavar="H", help=f"server host (default: {Config().bridge.mc_host})")
     p.add_argument("--mc-port", type=_port, default=None, metavar="P", help=f"API port (default: {Config().bridge.mc_port})")

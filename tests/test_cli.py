@@ -129,3 +129,11 @@ def test_the_lexical_profile_builds_searches_and_answers(tmp_path, bundled_corpu
     assert asked.returncode == 0, asked.stderr
     answer = json.loads(asked.stdout)
     assert answer["title"] == "Cow" and "Leather" in answer["answer"]
+
+
+def test_serve_help_lists_every_settings_table():
+    from jarvis.settings_file import TABLES
+
+    shown = run_jarvis("serve", "--help").stdout
+    assert all(f"[{table}]" in shown for table in TABLES), shown
+    assert "[log]" in shown
