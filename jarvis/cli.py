@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
+from crawler.settings import POLITE_DELAY
 from crawler.tables import TABLE_MODES
 from jarvis.config import READER_BACKENDS, REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT, Config
 from jarvis.errors import JarvisError, first_line
@@ -477,8 +478,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--start", required=True, metavar="URL", help="article URL to start from, e.g. https://minecraft.wiki/w/Cow")
     p.add_argument("--out", required=True, metavar="FILE", help="corpus JSONL to write")
     p.add_argument("--max-pages", type=_positive, default=None, metavar="N", help="stop after N stored pages")
-    p.add_argument("--delay", type=float, default=Config().crawl.delay, metavar="S",
-                   help="seconds between requests to the host (default: %(default)s)")
+    p.add_argument("--delay", type=float, default=None, metavar="S",
+                   help="seconds between requests to the host, raised by its robots.txt's Crawl-delay (default: "
+                        "none for a wiki on this machine: localhost, 127.0.0.0/8, ::1; "
+                        f"{POLITE_DELAY:g} s, or its Crawl-delay, for any other host)")
     p.add_argument("--workers", type=_positive, default=Config().crawl.workers, metavar="N",
                    help="fetch threads (default: %(default)s)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted crawl of --out")
