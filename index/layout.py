@@ -173,12 +173,13 @@ class IndexDir:
     def fresh_sibling(self) -> Path:
         """A directory beside this one that does not exist yet ("notes" -> "notes-index", "notes-index-2", ...):
         where to build an index when this path holds something else."""
-        base = self.root if self.root.name else self.root.absolute()
+        base = self.root if self.root.name else self.root.absolute()     # "." -> the folder's own name
+        parent, stem = (base.parent, base.name) if base.name else (base, "jarvis")   # "/": inside it
         for number in range(1, 1000):
-            candidate = base.with_name(f"{base.name or 'jarvis'}-index" + (f"-{number}" if number > 1 else ""))
+            candidate = parent / (f"{stem}-index" + (f"-{number}" if number > 1 else ""))
             if not candidate.exists():
                 return candidate
-        return base.with_name(f"{base.name}-index-{uuid.uuid4().hex[:8]}")
+        return parent / f"{stem}-index-{uuid.uuid4().hex[:8]}"
 
     def _generation_numbers(self) -> list[int]:
         try:

@@ -26,8 +26,8 @@ ELLIPSIS = "…"
 DASH = " — "
 MIN_QUOTE = 40          # a sentence cut shorter than this says too little to quote
 UNTITLED = "untitled"
-_OWN_ARTICLE = re.compile(r"the\b", re.IGNORECASE)    # "The Nether", "The /home command"
 MAX_TITLE = 80
+_OWN_ARTICLE = re.compile(r"the\b", re.IGNORECASE)    # "The Nether", "The /home command"
 
 
 class Replyable(Protocol):
