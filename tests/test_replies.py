@@ -2,6 +2,7 @@
 two chat lines (jarvis/replies.py, jarvis/bridge/chat.py)."""
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -71,7 +72,8 @@ def test_replies_stay_within_two_chat_lines(text, sentence, title, url, abstaine
 
 
 def visible(text: str) -> str:
-    return "".join(c for c in text if c.isprintable()).strip()
+    """What a player sees of a text: no control characters, no formatting codes (§ and the character after it)."""
+    return "".join(c for c in re.sub("\u00a7.?", "", text, flags=re.DOTALL) if c.isprintable()).strip()
 
 
 def _titles_with_their_own_article() -> list[str]:
