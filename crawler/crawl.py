@@ -31,7 +31,7 @@ from crawler.journal import (CrawlState, Document, FetchRecord, Journal, journal
 from crawler.mwapi import ApiError, Listing, PageFacts, WikiApi, changed_titles, find_api_url, find_site_name
 from crawler.settings import CrawlSettings
 from crawler.tables import TABLE_MODES
-from crawler.urls import Scope, article_url, normalize_url
+from crawler.urls import Scope, article_url, host_of, is_loopback, normalize_url
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,8 @@ class CrawlReport:
     changes: int | None = None      # an update: rows of recent changes read (None: a full crawl)
     removed: int = 0                # an update: pages gone (deleted, or now a redirect)
     site: str = ""                  # the wiki's name recorded on every page ("" when it said none)
+    delay: float = 0.0              # seconds between request starts to the wiki's host (Crawl-delay included)
+    local: bool = False             # the wiki is on this machine (a loopback host: no delay unless one is given)
 
     @property
     def requests_per_page(self) -> float:
@@ -82,7 +84,9 @@ class CrawlReport:
         visited = f"visited {self.visited} URLs in {self.seconds:.1f} s ({self.pages_per_second:.1f} pages/s)"
         if self.resumed:
             visited += f", {self.resumed} more replayed from the interrupted crawl"
-        lines.append(f"{visited}; {self.requests} requests, {_size(self.bytes)} received, "
+        spacing = (f"{self.delay:g} s apart" if self.delay else "no delay") + (
+            " (the wiki is on this machine)" if self.local else "")
+        lines.append(f"{visited}; {self.requests} requests, {spacing}, {_size(self.bytes)} received, "
                      f"{self.not_modified} not modified, {self.retries} retries")
         if self.skipped:
             reasons = ", ".join(f"{n} {reason}" for reason, n in self.skipped.most_common())
@@ -128,7 +132,7 @@ def _check_arguments(start_url: str, out: Path, settings: CrawlSettings, max_pag
         raise CrawlError(f"--max-pages must be at least 1, got {max_pages}")
     if settings.workers < 1:
         raise CrawlError(f"--workers must be at least 1, got {settings.workers}")
-    if settings.delay < 0:
+    if settings.delay is not None and settings.delay < 0:
         raise CrawlError(f"--delay cannot be negative, got {settings.delay}")
     if settings.tables not in TABLE_MODES:
         raise CrawlError(f"--tables must be one of {', '.join(TABLE_MODES)}, got {settings.tables!r}")
@@ -266,6 +270,8 @@ class _Crawl:
         report.requests, report.bytes = traffic.requests, traffic.bytes
         report.not_modified, report.retries = traffic.not_modified, traffic.retries
         report.api = self.api.url if self.api else None
+        host = host_of(self.start_url)
+        report.delay, report.local = self.fetcher.throttle.delay(host), is_loopback(host)
         report.seconds = time.monotonic() - began
         log.info("crawl finished: %s", report.summary().replace("\n", "; "))
         return report

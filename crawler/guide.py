@@ -8,8 +8,11 @@ the shop is); the admin writes those facts as Markdown, and each file becomes on
 - paragraphs, list items, block quotes and code blocks are paragraphs; a table becomes one text per
   row, as the crawler writes wiki tables (crawler/tables.py);
 - an optional YAML front matter (``---`` lines around it) may give ``aliases`` (other names players
-  use for the page) and ``title``;
-- the URL is the file's path under the directory, the kind ``server`` and the site ``server guide``.
+  use for the page), ``title`` and ``url`` (the page's address on the server's site, absolute http(s));
+- the URL is the front matter's ``url``, else the guide's web address (``docs_url``) joined with the
+  page's name: its path under the directory without ``.md``/``.markdown``, each part percent-encoded
+  (``home.md`` -> ``BASE/home``, ``rules/pvp.md`` -> ``BASE/rules/pvp``), else none (``""``: a reply
+  then names the page and the guide, never a file name); the kind is ``server``, the site ``server guide``.
 
 Markdown is read with markdown-it-py (CommonMark, plus tables). A file that is not UTF-8 text, or
 whose front matter is not a YAML mapping, is a ``GuideError`` naming it: nothing half-read is indexed.
@@ -20,6 +23,7 @@ import logging
 import os
 import re
 from pathlib import Path
+from urllib.parse import quote, urlsplit
 
 import yaml
 from markdown_it import MarkdownIt
@@ -50,14 +54,16 @@ def guide_files(directory: str | os.PathLike) -> list[Path]:
                   key=lambda p: p.relative_to(directory).as_posix())
 
 
-def read_guide(directory: str | os.PathLike) -> list[Page]:
-    """Every Markdown file under directory as a page (see the module docstring), in path order."""
+def read_guide(directory: str | os.PathLike, docs_url: str = "") -> list[Page]:
+    """Every Markdown file under directory as a page (see the module docstring), in path order.
+    ``docs_url``: the guide's web address, the base of its pages' URLs ("": pages without a URL)."""
     directory = Path(directory)
+    docs_url = check_docs_url(docs_url)
     pages: list[Page] = []
     seen: dict[str, str] = {}
     for path in guide_files(directory):
         name = path.relative_to(directory).as_posix()
-        page = read_guide_page(path, name)
+        page = read_guide_page(path, name, docs_url)
         if not page.paragraphs:
             log.warning("%s: no text under its title; not indexed", path)
             continue
@@ -70,8 +76,29 @@ def read_guide(directory: str | os.PathLike) -> list[Page]:
     return pages
 
 
-def read_guide_page(path: Path, name: str) -> Page:
-    """One Markdown file as a page; ``name`` (its path in the guide) is its URL."""
+def check_docs_url(docs_url: str) -> str:
+    """The guide's web address, checked: "" or an absolute http(s) URL (GuideError otherwise)."""
+    docs_url = docs_url.strip()
+    if docs_url and not _is_web_address(docs_url):
+        raise GuideError(f"the guide's web address {docs_url!r} is not an absolute http(s) URL "
+                         "(e.g. https://blockhaven.example/guide/)")
+    return docs_url
+
+
+def guide_page_url(docs_url: str, name: str) -> str:
+    """The address of the guide page ``name`` (its path in the guide) under ``docs_url``; "" without one."""
+    if not docs_url:
+        return ""
+    stem = name
+    for suffix in MARKDOWN_SUFFIXES:
+        if stem.lower().endswith(suffix):
+            stem = stem[:-len(suffix)]
+            break
+    return f"{docs_url.rstrip('/')}/{quote(stem, safe='/')}"
+
+
+def read_guide_page(path: Path, name: str, docs_url: str = "") -> Page:
+    """One Markdown file as a page; ``name`` is its path in the guide, ``docs_url`` the guide's web address."""
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -88,8 +115,16 @@ def read_guide_page(path: Path, name: str) -> Page:
     if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
         raise GuideError(f"{path}: front matter 'aliases' must be a list of names")
     aliases = sorted({" ".join(a.split()) for a in aliases if a.strip()} - {title}, key=str.casefold)
-    return Page(title=title, url=name, paragraphs=paragraphs, aliases=aliases, sections=sections,
-                kind=GUIDE_KIND, site=GUIDE_SITE)
+    url = _string(front.get("url"), path, "url")
+    if url and not _is_web_address(url):
+        raise GuideError(f"{path}: front matter 'url' must be the page's absolute http(s) address, got {url!r}")
+    return Page(title=title, url=url or guide_page_url(docs_url, name), paragraphs=paragraphs, aliases=aliases,
+                sections=sections, kind=GUIDE_KIND, site=GUIDE_SITE)
+
+
+def _is_web_address(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.netloc) and not any(c.isspace() for c in url)
 
 
 def title_from_file_name(path: Path) -> str:

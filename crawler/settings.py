@@ -7,6 +7,7 @@ from pathlib import Path
 import yaml
 
 DEFAULT_USER_AGENT = "JarvisBot/0.1 (+https://github.com/jarvis-minecraft/jarvis; Minecraft QA bot crawler)"
+POLITE_DELAY = 1.0     # seconds between requests to a host on another machine, unless a delay is given
 
 # The wiki's namespaces and spin-off games, as data (data/page_kinds.yaml says what each list is).
 PAGE_KINDS_FILE = Path(__file__).resolve().parent / "data" / "page_kinds.yaml"
@@ -20,7 +21,10 @@ JOKE_TERMS: tuple[str, ...] = tuple(_PAGE_KINDS["joke_terms"])     # joke releas
 @dataclass(frozen=True)
 class CrawlSettings:
     user_agent: str = DEFAULT_USER_AGENT
-    delay: float = 1.0                 # seconds between requests to the same host
+    # Seconds between requests to the same host. None: none to a wiki on this machine (loopback: localhost,
+    # 127.0.0.0/8, ::1), POLITE_DELAY to any other host, raised there by robots.txt's Crawl-delay; a delay
+    # given applies to every host and is raised by Crawl-delay everywhere (throttle.py).
+    delay: float | None = None
     workers: int = 4                   # small pool of fetch threads
     connect_timeout: float = 5.0       # seconds
     read_timeout: float = 15.0         # seconds without a byte from the server

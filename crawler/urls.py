@@ -1,6 +1,7 @@
 """URLs of a MediaWiki site: normal form, the crawl's scope, and page titles from article URLs."""
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
@@ -36,6 +37,20 @@ def article_url(origin: str, articlepath: str, title: str) -> str:
 
 def host_of(url: str) -> str:
     return urlsplit(url).netloc
+
+
+def is_loopback(netloc: str) -> bool:
+    """Whether a URL's host ("127.0.0.1:8080", "localhost", "[::1]:80") is this machine: 127.0.0.0/8, ::1
+    (IPv4-mapped too), ``localhost`` and names under ``.localhost`` (RFC 6761). Names are not resolved."""
+    host = (urlsplit(f"//{netloc}").hostname or "").rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return address.is_loopback or bool(mapped and mapped.is_loopback)
 
 
 def origin_of(url: str) -> str:

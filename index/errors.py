@@ -16,10 +16,19 @@ class SearchIndexError(Exception):
 
 
 class IndexNotFoundError(SearchIndexError):
-    """No index at the directory (missing or empty)."""
+    """No index at the directory (missing, empty, or holding something else).
 
-    def __init__(self, index_dir: Path, what: str = "no index") -> None:
-        super().__init__(f"{what} at {index_dir}; build one with `{BUILD_HINT.format(dir=index_dir)}`")
+    ``problem`` says what is there instead ("no index at DIR" by default); ``build_dir`` is where the hint
+    says to build one when it cannot be ``index_dir`` itself (a file, or a folder of other files: a build
+    refuses both, so the hint names a new directory that it accepts)."""
+
+    def __init__(self, index_dir: Path, what: str = "no index", build_dir: Path | None = None,
+                 problem: str = "") -> None:
+        if build_dir is None:
+            hint = f"build one with `{BUILD_HINT.format(dir=index_dir)}`"
+        else:
+            hint = f"build one in a new directory with `{BUILD_HINT.format(dir=build_dir)}` and use that"
+        super().__init__(f"{problem or f'{what} at {index_dir}'}; {hint}")
 
 
 class IndexCorruptError(SearchIndexError):

@@ -52,7 +52,7 @@ class IndexMeta:
     pages: int
     glossary_sha256: str = ""        # of the user glossary built in ("" for none)
     sites: list = field(default_factory=list)     # the wikis' names (and "server guide"), source order
-    sources: list = field(default_factory=list)   # [{"corpus": path, "site": name given} | {"docs": path}]
+    sources: list = field(default_factory=list)   # [{"corpus": path, "site": name given} | {"docs": path[, "docs_url"]}]
     build_id: str = ""
     built_at: str = ""
     format: int = FORMAT
@@ -124,6 +124,9 @@ class IndexDir:
     def live(self, pointer: str | None = None) -> Generation:
         """The live generation (named by `pointer`, default: CURRENT's content); a user error when
         there is none or it is unusable."""
+        if self.root.exists() and not self.root.is_dir():
+            raise IndexNotFoundError(self.root, problem=f"{self.root} is a file, not an index",
+                                     build_dir=self.fresh_sibling())
         if not self.root.is_dir():
             raise IndexNotFoundError(self.root)
         pointer = pointer or self.pointer()
@@ -131,6 +134,10 @@ class IndexDir:
         if name is None:
             if self._generation_numbers():
                 raise IndexCorruptError(self.root, f"no {POINTER_FILE} file")
+            foreign = self._foreign()
+            if foreign:   # a build refuses this directory: the hint names one it accepts
+                raise IndexNotFoundError(self.root, problem=f"{self.root} holds no index but other files "
+                                         f"(e.g. {foreign[0]!r})", build_dir=self.fresh_sibling())
             raise IndexNotFoundError(self.root, "no index" if any(self.root.iterdir()) else "empty directory")
         return self.open_generation(name)
 
@@ -154,6 +161,26 @@ class IndexDir:
             raise IndexCorruptError(self.root, f"format {meta.format}, this Jarvis reads format {FORMAT}")
         return Generation(name=name, path=path, meta=meta)
 
+    def _foreign(self) -> list[str]:
+        """The names in the directory that are not a Jarvis index's, sorted ([] when there are none)."""
+        ours = {POINTER_FILE, LOCK_FILE}
+        try:
+            return sorted(p.name for p in self.root.iterdir()
+                          if p.name not in ours and not GEN_RE.match(p.name) and not p.name.startswith(TMP_PREFIX))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+
+    def fresh_sibling(self) -> Path:
+        """A directory beside this one that does not exist yet ("notes" -> "notes-index", "notes-index-2", ...):
+        where to build an index when this path holds something else."""
+        base = self.root if self.root.name else self.root.absolute()     # "." -> the folder's own name
+        parent, stem = (base.parent, base.name) if base.name else (base, "jarvis")   # "/": inside it
+        for number in range(1, 1000):
+            candidate = parent / (f"{stem}-index" + (f"-{number}" if number > 1 else ""))
+            if not candidate.exists():
+                return candidate
+        return parent / f"{stem}-index-{uuid.uuid4().hex[:8]}"
+
     def _generation_numbers(self) -> list[int]:
         try:
             names = [p.name for p in self.root.iterdir()]
@@ -169,12 +196,11 @@ class IndexDir:
             raise SearchIndexError(f"{self.root} is a file, not an index directory")
         if not self.root.is_dir():
             return
-        ours = {POINTER_FILE, LOCK_FILE}
-        foreign = [p.name for p in self.root.iterdir()
-                   if p.name not in ours and not GEN_RE.match(p.name) and not p.name.startswith(TMP_PREFIX)]
+        foreign = self._foreign()
         if foreign:
             raise SearchIndexError(f"{self.root} is not empty and is not a Jarvis index "
-                                   f"(it holds {sorted(foreign)[0]!r}); choose a new or empty directory")
+                                   f"(it holds {foreign[0]!r}); choose a new or empty directory "
+                                   f"(e.g. {self.fresh_sibling()})")
 
     @contextmanager
     def build_lock(self, timeout: float = 600.0) -> Iterator[None]:

@@ -43,9 +43,11 @@ class CorpusSource:
 
 @dataclass(frozen=True)
 class GuideSource:
-    """A directory of Markdown files: the server's own guide (crawler.guide)."""
+    """A directory of Markdown files: the server's own guide (crawler.guide), and the guide's web address
+    if it has one (``docs_url``: a page's URL is docs_url + its name, unless its front matter gives one)."""
 
     path: Path
+    docs_url: str = ""
 
 
 Source = Union[CorpusSource, GuideSource]
@@ -57,7 +59,7 @@ class LoadedCorpus:
     sha256: str                # of the sources' bytes: ensure_index rebuilds when it changes
     pages: list[Page]          # unique (site, title), source order; every page's site set
     sites: list[str]           # the sites, in source order
-    sources: list[dict]        # what jarvis-index.json records: [{"corpus": path, "site": name} | {"docs": path}]
+    sources: list[dict]        # what jarvis-index.json records: [{"corpus": path, "site": name} | {"docs": path[, "docs_url"]}]
 
 
 def as_sources(sources: str | os.PathLike | Source | Sequence[str | os.PathLike | Source]) -> list[Source]:
@@ -93,12 +95,12 @@ def load_sources(sources: str | os.PathLike | Source | Sequence[str | os.PathLik
             raise CorpusError(f"{source.path} is given twice")
         seen_paths[resolved] = source.path
         if isinstance(source, GuideSource):
-            guide = read_guide(source.path)
+            guide = read_guide(source.path, source.docs_url)
             if not guide:
                 raise CorpusError(f"guide directory {source.path} has no Markdown page with text")
             pages += guide
-            digests.append(_guide_sha256(source.path))
-            recorded.append({"docs": str(resolved)})
+            digests.append(_guide_sha256(source.path, source.docs_url))
+            recorded.append({"docs": str(resolved), **({"docs_url": source.docs_url} if source.docs_url else {})})
             continue
         corpus_pages, sha256 = load_corpus_pages(source.path), file_sha256(source.path)
         given = " ".join(source.site.split())
@@ -122,7 +124,7 @@ def recorded_sources(recorded: list[dict]) -> list[Source]:
     sources: list[Source] = []
     for entry in recorded:
         if "docs" in entry:
-            sources.append(GuideSource(Path(entry["docs"])))
+            sources.append(GuideSource(Path(entry["docs"]), entry.get("docs_url", "")))
         elif "corpus" in entry:
             sources.append(CorpusSource(Path(entry["corpus"]), entry.get("site", "")))
     return sources
@@ -164,8 +166,8 @@ def _check_site(site: str, path: Path, owner: dict[str, tuple[str, Path]]) -> No
     owner[site.casefold()] = (site, path)
 
 
-def _guide_sha256(directory: Path) -> str:
-    digest = hashlib.sha256()
+def _guide_sha256(directory: Path, docs_url: str = "") -> str:
+    digest = hashlib.sha256(docs_url.encode("utf-8") + b"\0" if docs_url else b"")
     for path in guide_files(directory):
         digest.update(path.relative_to(directory).as_posix().encode("utf-8") + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())

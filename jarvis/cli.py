@@ -14,13 +14,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
+from crawler.settings import POLITE_DELAY
 from crawler.tables import TABLE_MODES
 from jarvis.config import READER_BACKENDS, REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT, Config
 from jarvis.errors import JarvisError, first_line
 from jarvis.readers import READERS
+from jarvis.settings_file import TABLES as SETTINGS_TABLES
 from jarvis.logs import setup_logging
 
 log = logging.getLogger(__name__)
+
+# The index profiles (index/profiles.py's PROFILES, kept equal by a test): named here so that parsing
+# the command line does not import the index stage.
+INDEX_PROFILES = ("tuned", "lexical", "baseline")
 
 
 def _parsed(text: str, cast, what: str):
@@ -165,9 +171,11 @@ def cmd_index(args: argparse.Namespace, config: Config) -> int:
     corpora = getattr(args, "corpora", None) or []
     if not corpora and not args.docs:
         raise JarvisError("give a corpus (--corpus FILE) or a guide directory (--docs DIR) to index")
+    if args.docs_url and not args.docs:
+        raise JarvisError("--docs-url is the web address of the guide given with --docs DIR: give --docs too")
     sources = [CorpusSource(Path(path), site) for path, site in corpora]
     if args.docs:
-        sources.append(GuideSource(Path(args.docs)))
+        sources.append(GuideSource(Path(args.docs), docs_url=(args.docs_url or "").strip()))
     glossary = Glossary.load(args.glossary) if args.glossary else (Glossary() if args.no_glossary else None)
     try:
         stats = build_index(sources, Path(args.index), profile=args.profile, procs=args.procs,
@@ -497,8 +505,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--start", required=True, metavar="URL", help="article URL to start from, e.g. https://minecraft.wiki/w/Cow")
     p.add_argument("--out", required=True, metavar="FILE", help="corpus JSONL to write")
     p.add_argument("--max-pages", type=_positive, default=None, metavar="N", help="stop after N stored pages")
-    p.add_argument("--delay", type=float, default=Config().crawl.delay, metavar="S",
-                   help="seconds between requests to the host (default: %(default)s)")
+    p.add_argument("--delay", type=float, default=None, metavar="S",
+                   help="seconds between requests to the host, raised by its robots.txt's Crawl-delay (default: "
+                        "none for a wiki on this machine: localhost, 127.0.0.0/8, ::1; "
+                        f"{POLITE_DELAY:g} s, or its Crawl-delay, for any other host)")
     p.add_argument("--workers", type=_positive, default=Config().crawl.workers, metavar="N",
                    help="fetch threads (default: %(default)s)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted crawl of --out")
@@ -525,9 +535,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--docs", metavar="DIR", default=None,
                    help="your server's own guide: every Markdown file under DIR becomes a page (site "
                         "\"server guide\"), preferred to the wiki when both answer about equally")
+    p.add_argument("--docs-url", metavar="BASE", default=None,
+                   help="the guide's address on your server's site: a page's link is BASE + its file's path "
+                        "without .md (home.md -> BASE/home), unless its front matter gives a url "
+                        "(default: none; replies name the page and the guide)")
     p.add_argument("--index", required=True, metavar="DIR", help="index directory")
-    p.add_argument("--profile", choices=["tuned", "baseline"], default="tuned",
-                   help="tuned: BM25F over title+aliases+content; baseline: the original's content-only BM25")
+    p.add_argument("--profile", choices=INDEX_PROFILES, default="tuned",
+                   help="tuned: BM25F over title+aliases+content fused with page vectors (default); lexical: "
+                        "the same BM25F alone, no vectors (no encoder: quicker to build, smaller); baseline: the "
+                        "original's content-only BM25")
     p.add_argument("--procs", type=_positive, default=None, metavar="N", help="indexing processes (default: all cores)")
     words = p.add_mutually_exclusive_group()
     words.add_argument("--glossary", metavar="FILE", default=None,
@@ -553,8 +569,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub("serve", cmd_serve, "run the in-game chat bridge: the RaspberryJuice API, or a player bot (--bot)",
             reader_opts)
     p.add_argument("--config", metavar="FILE", default=None,
-                   help="settings file (TOML: [bridge], [bot], [reader], [retrieval] with the settings' names; "
-                        "flags override it; SIGHUP reloads it)")
+                   help=f"settings file (TOML: {', '.join(f'[{table}]' for table in SETTINGS_TABLES)} with the "
+                        "settings' names; flags override it; SIGHUP reloads it)")
     p.add_argument("--check", action="store_true", help="check the settings (--config FILE and flags) and exit")
     p.add_argument("--mc-host", default=None, metavar="H", help=f"server host (default: {Config().bridge.mc_host})")
     p.add_argument("--mc-port", type=_port, default=None, metavar="P", help=f"API port (default: {Config().bridge.mc_port})")

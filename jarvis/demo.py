@@ -8,7 +8,8 @@ Starts, each as a child process with its log in a temporary directory:
 2. ``jarvis serve``: the chat bridge with the QA model when it is available offline (else the
    fallback reader), on the default index of the bundled corpus;
 3. ``mcserver/bot.js``: a mineflayer player that asks the questions and leaves.
-It prints the chat transcript as the bot sees it and stops everything, within ``--timeout``.
+It prints the chat transcript as a player sees it (formatting codes such as ``&e`` not shown) and stops
+everything, within ``--timeout``.
 ``--stay`` keeps the server and Jarvis running afterwards (game port 25565) so you can join
 with a Minecraft Java 1.21.4 client; Ctrl-C stops them.
 
@@ -43,6 +44,11 @@ DEFAULT_QUESTIONS = (
     "jarvis, what is a creeper?",
 )
 READY = re.compile(r"READY port=(\d+) api_port=(\d+)")
+# Minecraft's formatting codes: § and its code character (the game's own), and the & codes servers and
+# plugins write for them (flying-squid's "&eSteve joined the game."): & and a colour/format character, or
+# Essentials' &#RRGGBB, where a word starts (so "Q&A" and "R&D" stay as written).
+_SECTION_CODE = re.compile("\u00a7.?", re.DOTALL)
+_AMPERSAND_CODES = re.compile(r"(^|(?<=\s))(?:&(?:#[0-9a-f]{6}|[0-9a-fk-orx]))+", re.IGNORECASE)
 STOP_GRACE = 15.0   # seconds a child gets to exit after SIGTERM before it is killed
 
 
@@ -229,6 +235,22 @@ def run_bot(game_port: int, questions: Sequence[str], *, players: int = 1, usern
             process.wait()
 
 
+def as_seen(text: str) -> str:
+    """A chat message as a player reads it: Minecraft's § and & formatting codes are not shown."""
+    return _AMPERSAND_CODES.sub("", _SECTION_CODE.sub("", text))
+
+
+def transcript_line(event: dict) -> str | None:
+    """What the demo prints for one of bot.js's events (None: nothing)."""
+    if event["event"] == "chat":
+        return f"  {as_seen(event['text'])}"
+    if event["event"] == "no_reply":
+        return f"  -- no reply to: {event['question']}"
+    if event["event"] == "error":
+        return f"  -- bot: {event['message']}"
+    return None
+
+
 def _reader_used(jarvis_log: str) -> str:
     readers = re.findall(r'event=answered .*?reader="([^"]*)"', jarvis_log)
     return readers[-1] if readers else "unknown"
@@ -248,21 +270,18 @@ def run_demo(questions: Sequence[str], *, fallback: bool, timeout: float, stay: 
             print("starting jarvis serve (loads the index and the reader) ...", flush=True)
             jarvis = start_jarvis(server.api_port, log_dir, fallback=fallback,
                                   timeout=max(5.0, deadline - time.monotonic()))
-            print("a bot player joins and asks; the chat as the bot sees it:\n", flush=True)
+            print("a bot player joins and asks; the chat as a player sees it:\n", flush=True)
             answered = asked = 0
             latencies = []
             for event in run_bot(server.port, questions, max_seconds=max(10.0, deadline - time.monotonic())):
-                if event["event"] == "chat":
-                    print(f"  {event['text']}", flush=True)
-                elif event["event"] == "sent":
+                line = transcript_line(event)
+                if line is not None:
+                    print(line, flush=True)
+                if event["event"] == "sent":
                     asked += 1
                 elif event["event"] == "reply":
                     answered += 1
                     latencies.append(event["latency_ms"])
-                elif event["event"] == "no_reply":
-                    print(f"  -- no reply to: {event['question']}", flush=True)
-                elif event["event"] == "error":
-                    print(f"  -- bot: {event['message']}", flush=True)
             reader = _reader_used(jarvis.log_text())
             print(f"\n{answered} of {asked} questions answered in game chat (reader: {reader}; "
                   f"question-to-reply {', '.join(f'{ms} ms' for ms in latencies) or '-'})")

@@ -3,6 +3,7 @@ to read when it is not, "I don't know" when no page matched.
 
     stated:   0-2 Leather and 1-3 Raw beef — "When killed, an adult cow drops 0-2 Leather and 1-3 Raw beef" (source: Cow)
     unsure:   not sure — the Cow page says: "When killed, an adult cow drops 0-2 Leather ..." http://…/w/Cow
+              (a title with its own article keeps it alone: "not sure — The Nether page says: …")
     unknown:  I don't know.
 
 ``compose_reply`` fits a reply into a character budget: the quoted sentence is cut around the answer
@@ -14,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from crawler.guide import GUIDE_SITE
+
 # Two chat lines of 200 characters, less "[Jarvis] " twice and "<16-character name>: ": a reply of this
 # many characters always fits, wrapped on word boundaries (the bridge checks and shortens further).
 REPLY_BUDGET = 340
@@ -24,6 +27,7 @@ DASH = " — "
 MIN_QUOTE = 40          # a sentence cut shorter than this says too little to quote
 UNTITLED = "untitled"
 MAX_TITLE = 80
+_OWN_ARTICLE = re.compile(r"the\b", re.IGNORECASE)    # "The Nether", "The /home command"
 
 
 class Replyable(Protocol):
@@ -34,7 +38,7 @@ class Replyable(Protocol):
     title: str          # its page ("" when no page)
     url: str
     abstained: bool     # not sure: point to the page, never state the answer as fact
-    site: str           # the page's wiki or "server guide", named when the index holds several
+    site: str           # the page's wiki or "server guide": named when the index holds several, the guide always
     several_sites: bool
 
 
@@ -44,12 +48,13 @@ def compose_reply(answer: Replyable, budget: int = REPLY_BUDGET) -> str:
     if not answer.title:
         return DONT_KNOW
     title = title or UNTITLED   # a title of nothing printable still names a page
-    site = _clean(getattr(answer, "site", "")) if getattr(answer, "several_sites", False) else ""
+    site = getattr(answer, "site", "")
+    site = _clean(site) if getattr(answer, "several_sites", False) or site == GUIDE_SITE else ""
     if answer.abstained or not text:
         url = _clean(answer.url)
         tail = f" {url}" if url and len(url) <= budget // 3 else ""
         quote = sentence or text
-        page = f"the {title} page" + (f" ({site})" if site else "")
+        page = _page(title) + (f" ({site})" if site else "")
         head = f"{NOT_SURE} — {page} says: "
         room = budget - len(head) - len(tail) - 2
         if quote and room >= MIN_QUOTE:
@@ -61,6 +66,12 @@ def compose_reply(answer: Replyable, budget: int = REPLY_BUDGET) -> str:
         if room >= MIN_QUOTE:
             return f'{text}{DASH}"{_cut_around(sentence, text, room)}"{source}'
     return _shorten(text, budget - len(source)) + source
+
+
+def _page(title: str) -> str:
+    """The page as a reply names it: "the Cow page"; a title with its own article keeps it alone
+    ("The Nether page", never "the The Nether page")."""
+    return f"{title} page" if _OWN_ARTICLE.match(title) else f"the {title} page"
 
 
 def _says_only(sentence: str, answer: str) -> bool:
@@ -103,10 +114,12 @@ def _shorten(text: str, limit: int) -> str:
 
 
 _SPACE = re.compile(r"\s+")
+_FORMATTING_CODE = re.compile("\u00a7.?", re.DOTALL)   # Minecraft's § and its code character: the chat drops them
 
 
 def _clean(text: str | None) -> str:
-    """One line of plain text: control characters out, whitespace collapsed."""
+    """One line of plain text: formatting codes and control characters out, whitespace collapsed."""
     if not text:
         return ""
+    text = _FORMATTING_CODE.sub("", text)
     return _SPACE.sub(" ", "".join(c if c.isprintable() else " " for c in text)).strip()

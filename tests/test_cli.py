@@ -1,6 +1,7 @@
 """The command-line contract of DESIGN.md: subcommands, --help, one-line errors."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -99,3 +100,40 @@ def test_config_honours_jarvis_home(tmp_path):
     config = Config.from_env({"JARVIS_HOME": str(tmp_path), "JARVIS_MODEL": "/models/qa"})
     assert config.default_index_dir == Path(tmp_path) / "index"
     assert config.reader.model == "/models/qa"
+
+
+def test_the_cli_offers_every_index_profile():
+    from index.profiles import PROFILES
+    from jarvis.cli import INDEX_PROFILES
+
+    assert sorted(INDEX_PROFILES) == sorted(PROFILES)
+    assert "lexical" in run_jarvis("index", "--help").stdout
+
+
+def test_the_lexical_profile_builds_searches_and_answers(tmp_path, bundled_corpus):
+    """`jarvis index --profile lexical`, as the README documents it: BM25F alone, no page vectors."""
+    env = {"JARVIS_HOME": str(tmp_path / "home")}
+    index_dir = tmp_path / "lex-index"
+    built = run_jarvis("index", "--corpus", str(bundled_corpus), "--index", str(index_dir), "--profile", "lexical",
+                       "-q", env=env)
+    assert built.returncode == 0, built.stderr
+    assert "profile lexical" in built.stdout, built.stdout
+    generation = index_dir / (index_dir / "CURRENT").read_text().split()[0]
+    assert json.loads((generation / "jarvis-index.json").read_text())["profile"] == "lexical"
+    assert not list(generation.glob("vectors*"))            # no page vectors: nothing to encode
+    hits = json.loads(run_jarvis("search", "where do blazes spawn", "--index", str(index_dir), "--json",
+                                 env=env).stdout)
+    assert hits[0]["title"] in ("Blaze", "Blaze rod") and "Blaze" in [h["title"] for h in hits]
+    asked = run_jarvis("ask", "what do cows drop?", "--index", str(index_dir), "--fallback", "--json", "--no-log",
+                       env=env)
+    assert asked.returncode == 0, asked.stderr
+    answer = json.loads(asked.stdout)
+    assert answer["title"] == "Cow" and "Leather" in answer["answer"]
+
+
+def test_serve_help_lists_every_settings_table():
+    from jarvis.settings_file import TABLES
+
+    shown = run_jarvis("serve", "--help").stdout
+    assert all(f"[{table}]" in shown for table in TABLES), shown
+    assert "[log]" in shown

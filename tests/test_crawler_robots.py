@@ -5,7 +5,14 @@ The standard library's parser ignores wildcards and fetched /w/Gold_farm_(classi
 """
 from __future__ import annotations
 
+import threading
+
+import pytest
+
 from crawler import CrawlSettings, crawl, read_corpus
+from crawler.settings import POLITE_DELAY
+from crawler.throttle import Throttle
+from crawler.urls import is_loopback
 from crawler_site import LocalSite, Reply, link
 
 ROBOTS = b"""User-agent: *
@@ -59,6 +66,46 @@ def test_crawl_delay_of_the_agents_group_spaces_requests(tmp_path):
     assert len(times) == 4
     # robots.txt, then three pages 0.3 s apart (start to start): two gaps at least.
     assert times[-1] - times[1] >= 2 * 0.3 * 0.9
+
+
+def test_a_wiki_on_this_machine_waits_for_no_crawl_delay_unless_a_delay_is_given(tmp_path):
+    robots = b"User-agent: *\nCrawl-delay: 0.3\n"
+    with LocalSite() as site:
+        site.add("/robots.txt", Reply(body=robots, headers={"Content-Type": "text/plain"}))
+        site.add_article("Main Page", [link("Cow"), link("Pig")], main_page=True)
+        site.add_article("Cow", ["A <b>cow</b>."])
+        site.add_article("Pig", ["A <b>pig</b>."])
+        default = crawl(site.base_url + "/w/Main_Page", tmp_path / "a.jsonl", CrawlSettings(), progress=False)
+        given = crawl(site.base_url + "/w/Main_Page", tmp_path / "b.jsonl", CrawlSettings(delay=0.1), progress=False)
+    assert (default.local, default.delay) == (True, 0.0)          # 127.0.0.1: its Crawl-delay is not waited for
+    assert (given.local, given.delay) == (True, 0.3)              # a delay given is raised by it, as anywhere
+    assert "0.3 s apart (the wiki is on this machine)" in given.summary()
+    for out in ("a.jsonl", "b.jsonl"):
+        assert sorted(page.title for page in read_corpus(tmp_path / out)) == ["Cow", "Pig"]
+
+
+@pytest.mark.parametrize("host, loopback", [
+    ("127.0.0.1:8080", True), ("127.1.2.3", True), ("localhost", True), ("LOCALHOST:8080", True),
+    ("wiki.localhost", True), ("[::1]:8080", True), ("[::ffff:127.0.0.1]", True),
+    ("128.0.0.1", False), ("10.0.0.2:8080", False), ("minecraft.wiki", False), ("localhost.example.com", False),
+    ("[::2]", False), ("", False),
+])
+def test_which_hosts_are_this_machine(host, loopback):
+    assert is_loopback(host) is loopback
+
+
+def test_remote_hosts_keep_the_polite_delay_and_their_crawl_delay():
+    stop = threading.Event()
+    auto, given = Throttle(None, stop), Throttle(0.1, stop)
+    assert auto.delay("minecraft.wiki") == POLITE_DELAY and auto.delay("127.0.0.1:8080") == 0.0
+    auto.set_delay("minecraft.wiki", 5.0)
+    auto.set_delay("127.0.0.1:8080", 5.0)
+    assert auto.delay("minecraft.wiki") == 5.0 and auto.delay("127.0.0.1:8080") == 0.0
+    auto.set_delay("other.example", 0.2)
+    assert auto.delay("other.example") == POLITE_DELAY                # Crawl-delay only ever raises it
+    assert given.delay("minecraft.wiki") == given.delay("localhost") == 0.1
+    given.set_delay("localhost", 0.3)
+    assert given.delay("localhost") == 0.3
 
 
 def test_an_agent_shut_out_by_its_group_fetches_nothing_but_robots_txt(tmp_path):

@@ -26,9 +26,20 @@ def sample_wiki():
 
 @pytest.fixture(scope="module")
 def crawled(sample_wiki, tmp_path_factory):
+    """The sample wiki on 127.0.0.1 crawled with the default settings, as `jarvis crawl` without --delay."""
     out = tmp_path_factory.mktemp("samplewiki") / "corpus.jsonl"
-    report = crawl(sample_wiki + "/w/Main_Page", out, CrawlSettings(delay=0), progress=False)
+    report = crawl(sample_wiki + "/w/Main_Page", out, CrawlSettings(), progress=False)
     return report, {page.title: page for page in read_corpus(out)}
+
+
+def test_a_wiki_on_this_machine_is_crawled_with_no_delay_by_default(crawled):
+    from crawler.settings import POLITE_DELAY
+
+    report, _ = crawled
+    assert (report.local, report.delay) == (True, 0.0)
+    assert "no delay (the wiki is on this machine)" in report.summary()
+    # At the polite delay its 180-odd requests would take 3 minutes; without one, seconds.
+    assert report.requests > 150 and report.seconds < report.requests * POLITE_DELAY / 4, report.summary()
 
 
 def test_crawl_of_the_sample_wiki_equals_the_bundled_corpus(crawled, bundled_corpus):

@@ -55,7 +55,7 @@ def test_a_markdown_file_becomes_a_page_with_title_sections_aliases_and_table_ro
     pages = {page.title: page for page in read_guide(tmp_path / "guide")}
     assert sorted(pages) == ["Spawn area", "Warps"]           # the H1, else the file name
     warps = pages["Warps"]
-    assert (warps.kind, warps.site, warps.url) == ("server", GUIDE_SITE, "warps.md")
+    assert (warps.kind, warps.site, warps.url) == ("server", GUIDE_SITE, "")    # no address given: no link
     assert warps.aliases == ["Teleports", "warp list"]
     assert list(zip(warps.paragraphs, warps.sections)) == [
         ("Warps take you anywhere on the map.", []),
@@ -77,6 +77,7 @@ def test_the_test_guide_has_five_pages_of_kind_server():
     (b"# Rules\n\nNo griefing \xff\xfe here.\n", "not UTF-8"),
     (b"---\naliases: [unclosed\n---\n# Rules\n\nText.\n", "front matter is not valid YAML"),
     (b"---\n- a list\n---\n# Rules\n\nText.\n", "front matter must be"),
+    (b"---\nurl: rules.html\n---\n# Rules\n\nText.\n", "front matter 'url' must be the page's absolute"),
 ])
 def test_a_bad_guide_file_is_a_one_line_error_and_the_index_is_untouched(tmp_path, bundled_corpus, guide_index,
                                                                         content, message):
@@ -181,5 +182,120 @@ def test_cli_indexes_a_guide_and_search_and_ask_name_the_site(tmp_path, bundled_
     answer = json.loads(ask.stdout)
     assert (answer["title"], answer["site"]) == ("Cow", "Minecraft Wiki")
     text = run_jarvis("ask", "when is the build contest", "--index", str(index_dir), "--fallback", home=home)
-    assert "page: Events, server guide (events.md)" in text.stdout, text.stdout      # the reply names it too
-    assert "Events, server guide" in text.stdout.splitlines()[0], text.stdout
+    assert "page: Events, server guide\n" in text.stdout, text.stdout      # no address given: no link
+    assert "Events, server guide" in text.stdout.splitlines()[0], text.stdout   # the reply names it too
+    assert ".md" not in text.stdout
+
+
+# --------------------------------------------------------------------------- the guide's links
+
+
+def test_a_guide_page_links_to_its_front_matter_url_else_the_guide_address_plus_its_name(tmp_path):
+    guide = tmp_path / "guide"
+    (guide / "rules").mkdir(parents=True)
+    (guide / "home.md").write_text("# Home\n\nType /sethome.\n", encoding="utf-8")
+    (guide / "rules" / "pvp rules.markdown").write_text("# PvP\n\nPvP is on in the arena.\n", encoding="utf-8")
+    (guide / "shop.md").write_text("---\nurl: https://shop.blockhaven.example/prices\n---\n# Shop\n\nAt spawn.\n",
+                                   encoding="utf-8")
+    for base in ("https://blockhaven.example/guide", "https://blockhaven.example/guide/"):
+        urls = {page.title: page.url for page in read_guide(guide, base)}
+        assert urls == {"Home": "https://blockhaven.example/guide/home",
+                        "PvP": "https://blockhaven.example/guide/rules/pvp%20rules",
+                        "Shop": "https://shop.blockhaven.example/prices"}
+    urls = {page.title: page.url for page in read_guide(guide)}
+    assert urls == {"Home": "", "PvP": "", "Shop": "https://shop.blockhaven.example/prices"}
+    for bad in ("blockhaven.example/guide", "ftp://blockhaven.example/", "https:///guide"):
+        with pytest.raises(GuideError, match="not an absolute http"):
+            read_guide(guide, bad)
+
+
+def test_the_guide_address_is_kept_by_the_index_and_a_new_one_updates_the_links(tmp_path):
+    from index.sources import sources_with
+
+    corpus = tmp_path / "wiki.jsonl"
+    shutil.copy(ROOT / "jarvis" / "data" / "sample_corpus.jsonl", corpus)
+    index_dir = tmp_path / "index"
+    build_index([CorpusSource(corpus), GuideSource(GUIDE, docs_url="https://a.example/guide")], index_dir,
+                profile="lexical", progress=False)
+    # A crawl that updates the index (`jarvis crawl --index`) rebuilds it from what it records: the address too.
+    assert GuideSource(GUIDE.resolve(), "https://a.example/guide") in sources_with(index_dir, corpus)
+    stats = build_index([CorpusSource(corpus), GuideSource(GUIDE, docs_url="https://b.example/")], index_dir,
+                        profile="lexical", progress=False)
+    assert stats.incremental and stats.updated == 5, stats.summary()          # only the guide's pages
+    with Searcher(index_dir) as searcher:
+        assert searcher.search("where is the shop", k=1)[0].url == "https://b.example/shop"
+
+
+def _guide_with_a_front_matter_url(tmp_path: Path) -> Path:
+    guide = tmp_path / "guide"
+    shutil.copytree(GUIDE, guide)
+    shop = guide / "shop.md"
+    shop.write_text(shop.read_text(encoding="utf-8").replace("---\n", "---\nurl: https://shop.blockhaven.example/\n", 1),
+                    encoding="utf-8")
+    return guide
+
+
+def _unsure_model(tmp_path: Path) -> Path:
+    """A confidence model that is sure of nothing (0.5 for every answer): every reply points to its page."""
+    from jarvis.confidence import ConfidenceModel
+
+    return ConfidenceModel.neutral("fallback:minilm").save(tmp_path / "unsure.json")
+
+
+def test_guide_links_are_absolute_in_ask_json_and_in_the_chat_reply(tmp_path, bundled_corpus):
+    from raspberryjuice_double import Player, RaspberryJuiceDouble
+    from serve_process import jarvis_serve
+
+    home = tmp_path / "home"
+    index_dir = tmp_path / "index"
+    built = run_jarvis("index", "--corpus", str(bundled_corpus), "--docs", str(_guide_with_a_front_matter_url(tmp_path)),
+                       "--docs-url", "https://blockhaven.example/guide/", "--index", str(index_dir), "--profile",
+                       "lexical", "-q", home=home)
+    assert built.returncode == 0, built.stderr
+    unsure = ["--confidence-model", str(_unsure_model(tmp_path)), "--answer-threshold", "0.9"]
+    expected = {"when is the build contest": "https://blockhaven.example/guide/events",      # --docs-url + name
+                "where is the shop": "https://shop.blockhaven.example/"}                     # its front matter
+    for question, url in expected.items():
+        asked = run_jarvis("ask", question, "--index", str(index_dir), "--fallback", "--json", "--no-log", *unsure,
+                           home=home)
+        answer = json.loads(asked.stdout)
+        assert (answer["site"], answer["url"], answer["abstained"]) == (GUIDE_SITE, url, True), asked.stdout
+        assert answer["reply"].startswith("not sure — ") and answer["reply"].endswith(f" {url}"), answer["reply"]
+    with RaspberryJuiceDouble({1: Player("Steve")}, dialect="upstream") as server:
+        with jarvis_serve("--mc-host", "127.0.0.1", "--mc-port", str(server.port), "--index", str(index_dir),
+                          *unsure, home=home) as served:
+            assert server.wait_for(lambda: server.polled_on(2), timeout=120), "serve never polled"
+            server.say(1, "jarvis, when is the build contest")
+            assert server.wait_for(lambda: any(p.startswith("[Jarvis] Steve:") for p in server.posts), timeout=120)
+    assert served.returncode == 0, served.stderr
+    said = " ".join(p.removeprefix("[Jarvis] ") for p in server.posts if p.startswith("[Jarvis]"))
+    assert "Events page (server guide)" in said and said.endswith(" " + expected["when is the build contest"]), said
+
+
+def test_without_an_address_a_guide_reply_names_the_page_and_the_guide_and_no_file(tmp_path):
+    home = tmp_path / "home"
+    index_dir = tmp_path / "index"
+    built = run_jarvis("index", "--docs", str(GUIDE), "--index", str(index_dir), "--profile", "lexical", "-q",
+                       home=home)
+    assert built.returncode == 0, built.stderr
+    for extra in ([], ["--confidence-model", str(_unsure_model(tmp_path)), "--answer-threshold", "0.9"]):
+        asked = run_jarvis("ask", "when is the build contest", "--index", str(index_dir), "--fallback", "--json",
+                           "--no-log", *extra, home=home)
+        answer = json.loads(asked.stdout)
+        assert (answer["title"], answer["url"]) == ("Events", ""), asked.stdout
+        assert "Events" in answer["reply"] and "server guide" in answer["reply"], answer["reply"]
+        assert ".md" not in answer["reply"] and "events" not in answer["reply"].replace("Events", ""), answer["reply"]
+    text = run_jarvis("ask", "when is the build contest", "--index", str(index_dir), "--fallback", "--no-log",
+                      home=home)
+    assert ".md" not in text.stdout and "page: Events\n" in text.stdout, text.stdout
+
+
+def test_docs_url_needs_a_guide_and_an_absolute_address(tmp_path, bundled_corpus):
+    home = tmp_path / "home"
+    alone = run_jarvis("index", "--corpus", str(bundled_corpus), "--docs-url", "https://x.example/",
+                       "--index", str(tmp_path / "a"), home=home)
+    assert alone.returncode == 1 and "--docs" in alone.stderr and len(alone.stderr.strip().splitlines()) == 1
+    relative = run_jarvis("index", "--docs", str(GUIDE), "--docs-url", "guide/", "--index", str(tmp_path / "b"),
+                          home=home)
+    assert relative.returncode == 1 and "not an absolute http(s) URL" in relative.stderr, relative.stderr
+    assert len(relative.stderr.strip().splitlines()) == 1 and not (tmp_path / "b" / "CURRENT").exists()

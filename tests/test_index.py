@@ -523,6 +523,51 @@ def test_empty_index_directory_says_how_to_build_one(tmp_path):
     assert_one_line_user_error(info.value, "jarvis index --corpus FILE --index")
 
 
+def _suggested_command(message: str) -> list[str]:
+    """The `jarvis index ...` command a hint suggests, as arguments after `jarvis`."""
+    import re
+    import shlex
+
+    match = re.search(r"`jarvis (index [^`]*)`", message)
+    assert match, message
+    return shlex.split(match.group(1))
+
+
+@pytest.mark.parametrize("holds", ["other files", "a file"])
+def test_the_hint_for_a_path_that_holds_no_index_suggests_a_build_that_works(tmp_path, holds):
+    """`jarvis ask --index notanindex`, a folder of other files or a file: a build there would be refused
+    (not empty, not a Jarvis index), so the hint names a new directory, and the command it gives works."""
+    import subprocess
+    import sys
+
+    from jarvis.config import BUNDLED_CORPUS
+
+    path = tmp_path / "notanindex"
+    if holds == "a file":
+        path.write_text("not an index\n")
+    else:
+        path.mkdir()
+        (path / "notes.txt").write_text("my notes\n")
+    (tmp_path / "notanindex-index").mkdir()              # taken: the hint must not suggest it
+    (tmp_path / "notanindex-index" / "x").write_text("")
+    env = {**__import__("os").environ, "JARVIS_HOME": str(tmp_path / "home")}
+
+    def jarvis(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "jarvis", *args], capture_output=True, text=True, timeout=300,
+                              env=env)
+
+    asked = jarvis("search", "cow", "--index", str(path))
+    assert asked.returncode == 1 and len(asked.stderr.strip().splitlines()) == 1, asked.stderr
+    command = _suggested_command(asked.stderr)
+    assert command[command.index("--index") + 1] == str(tmp_path / "notanindex-index-2"), asked.stderr
+    command[command.index("FILE")] = str(BUNDLED_CORPUS)
+    built = jarvis(*command, "-q")
+    assert built.returncode == 0, built.stderr
+    searched = jarvis("search", "what do cows drop", "--index", command[command.index("--index") + 1])
+    assert searched.returncode == 0 and searched.stdout.startswith("1. Cow"), searched.stdout + searched.stderr
+    assert (path / "notes.txt").is_file() if holds == "other files" else path.is_file()    # left alone
+
+
 def corrupt_pointer(index_dir: Path) -> None:
     (index_dir / "CURRENT").write_text("gen-000099\n")
 

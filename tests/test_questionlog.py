@@ -187,6 +187,50 @@ def test_report_cli_json_markdown_and_chart(tmp_path):
     assert bad.returncode == 1 and "--since" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 
 
+def test_report_of_questions_asked_with_ask_shows_no_player_count_and_a_heading_over_each_table(tmp_path,
+                                                                                                bundled_index):
+    """`jarvis ask` logs questions without a player: the report counts them apart instead of "players 0"."""
+    env = {**os.environ, "JARVIS_HOME": str(tmp_path / "home")}
+
+    def jarvis(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "jarvis", *args], capture_output=True, text=True, timeout=300,
+                              env=env)
+
+    for question in ("what do cows drop?", "where do blazes spawn?"):
+        asked = jarvis("ask", question, "--index", str(bundled_index), "--reader", "fallback:lexical")
+        assert asked.returncode == 0, asked.stderr
+    data = json.loads(jarvis("report", "--json").stdout)
+    assert (data["questions"], data["players"], data["asked_in_terminal"]) == (2, 0, 2)
+    shown = jarvis("report").stdout
+    rows = {cells[0]: cells[1] for cells in (
+        [c.strip() for c in line.strip("|").split("|")] for line in shown.splitlines() if line.startswith("| "))
+        if len(cells) == 2}
+    assert rows["players in game"] == "—" and rows["asked with `jarvis ask` (no player)"] == "2", shown
+    # Every table on the terminal has its heading: the per-day one too (it had none without --out).
+    blocks = shown.split("\n\n")
+    for i, block in enumerate(blocks):
+        if block.startswith("| date"):
+            assert blocks[i - 1] == "## Per day", shown
+            break
+    else:
+        raise AssertionError(shown)
+
+
+def test_report_counts_players_in_game_and_questions_from_the_terminal_apart(tmp_path):
+    path = tmp_path / "questions.jsonl"
+    _log_with_history(path)
+    ask = {"type": "question", "id": "a1", "time": datetime.now(timezone.utc).isoformat(), "origin": "ask",
+           "player": None, "question": "what is a creeper", "answer": "a mob", "found": True, "page": "Creeper"}
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(ask) + "\n")
+    report = build_report(read_log(path), since=None)
+    assert (report.data["players"], report.data["asked_in_terminal"]) == (3, 1)
+    assert re.search(r"\| players in game +\| 3 +\|", report.markdown()) and "`jarvis ask`" in report.markdown()
+    no_terminal = build_report(read_log(path), since=datetime.now(timezone.utc) - timedelta(days=7),
+                               until=datetime.now(timezone.utc) - timedelta(minutes=1))
+    assert no_terminal.data["asked_in_terminal"] == 0 and "`jarvis ask`" not in no_terminal.markdown()
+
+
 # --------------------------------------------------------------------------- the chat bridge
 
 

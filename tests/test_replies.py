@@ -2,7 +2,11 @@
 two chat lines (jarvis/replies.py, jarvis/bridge/chat.py)."""
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from pathlib import Path
+
+import pytest
 
 from hypothesis import given, settings as hyp_settings, strategies as st
 
@@ -68,4 +72,37 @@ def test_replies_stay_within_two_chat_lines(text, sentence, title, url, abstaine
 
 
 def visible(text: str) -> str:
-    return "".join(c for c in text if c.isprintable()).strip()
+    """What a player sees of a text: no control characters, no formatting codes (§ and the character after it)."""
+    return "".join(c for c in re.sub("\u00a7.?", "", text, flags=re.DOTALL) if c.isprintable()).strip()
+
+
+def _titles_with_their_own_article() -> list[str]:
+    """Every page title of the bundled corpus and the test guide that starts with "The", and a few written otherwise."""
+    from crawler.corpus import read_corpus
+    from crawler.guide import read_guide
+    from jarvis.config import BUNDLED_CORPUS
+
+    titles = [page.title for page in read_corpus(BUNDLED_CORPUS)]
+    titles += [page.title for page in read_guide(Path(__file__).resolve().parent.parent / "wikis" / "serverguide"
+                                                 / "pages")]
+    found = [title for title in titles if title.split()[0].casefold() == "the"]
+    assert {"The End", "The Nether", "The shop"} <= set(found)       # the corpus and the guide have some
+    return [*found, "THE VOID", "the /home command"]
+
+
+@pytest.mark.parametrize("title", _titles_with_their_own_article())
+@pytest.mark.parametrize("site, several", [("Minecraft Wiki", False), ("server guide", True)])
+def test_no_reply_says_the_the(title, site, several):
+    sure = replace(COW, title=title, site=site, several_sites=several)
+    replies = [compose_reply(sure), compose_reply(replace(sure, abstained=True)),
+               compose_reply(replace(sure, abstained=True, sentence="", text="")),     # "see the page"
+               " ".join(line.removeprefix(PREFIX) for line in answer_lines(replace(sure, abstained=True),
+                                                                           player="Steve"))]
+    for reply in replies:
+        assert "the the " not in reply.casefold(), reply
+        assert title in reply, reply
+    assert compose_reply(replace(sure, abstained=True)).startswith(f"not sure — {title} page")
+
+
+def test_other_titles_keep_their_article():
+    assert compose_reply(replace(COW, title="Theater", abstained=True)).startswith("not sure — the Theater page")

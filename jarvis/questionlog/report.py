@@ -9,7 +9,10 @@ read, how fast: as a Markdown report with a PNG chart (questions per day and ans
 - unknown: no page at all ("I don't know"), or the question could not be asked;
 - unanswered: the questions behind unsure and unknown, grouped (case, spacing and closing
   punctuation do not matter), most asked first; marked_wrong: the answers players marked
-  "jarvis, wrong", grouped the same way.
+  "jarvis, wrong", grouped the same way;
+- players: the players who asked in game (distinct, as the log names them: salted hashes by default).
+  Questions asked with ``jarvis ask`` have no player: they are counted apart (``asked_in_terminal``), and
+  the players row shows "—" when no question came from the game, not a 0 beside a count of questions.
 
 A line that is not a log record (cut short by a crash, edited by hand) is skipped and counted.
 """
@@ -29,6 +32,7 @@ from jarvis.errors import JarvisError
 from jarvis.questionlog.log import FEEDBACK_KINDS, rotated_paths
 
 TOP = 20                       # rows of each list in the report
+TERMINAL_ORIGIN = "ask"        # the log's origin of a question asked with `jarvis ask` (no player)
 _SINCE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
@@ -171,7 +175,9 @@ class UsageReport:
                  tabulate([["questions", d["questions"]], ["answered", share(d["answered"])],
                            ["unsure (not stated as fact)", share(d["unsure"])], ["unknown", share(d["unknown"])],
                            ["marked wrong", d["wrong_marks"]], ["thanked", d["thanks"]],
-                           ["players", d["players"]],
+                           ["players in game", d["players"] if d["questions"] > d["asked_in_terminal"] else "—"],
+                           *([["asked with `jarvis ask` (no player)", d["asked_in_terminal"]]]
+                             if d["asked_in_terminal"] else []),
                            ["latency p50 / p95", _seconds(d["latency"]["p50"]) + " / " + _seconds(d["latency"]["p95"])]],
                           headers=["", ""], tablefmt="github"), ""]
         lines += ["## Questions not answered", "",
@@ -183,11 +189,11 @@ class UsageReport:
                   else "None.", ""]
         lines += ["## Most-read pages", ""]
         lines += [_table(d["pages"], ["page", "site", "count"]) if d["pages"] else "None.", ""]
+        lines += ["## Per day", ""]
         if chart_name:
-            lines += ["## Per day", "", f"![questions per day and answer rate]({chart_name})", ""]
-        if d["per_day"]:
-            lines += [_table([{**row, "answer_rate": f"{row['answer_rate']:.0%}"} for row in d["per_day"]],
-                             ["date", "questions", "answered", "answer_rate"]), ""]
+            lines += [f"![questions per day and answer rate]({chart_name})", ""]
+        lines += [_table([{**row, "answer_rate": f"{row['answer_rate']:.0%}"} for row in d["per_day"]],
+                         ["date", "questions", "answered", "answer_rate"]) if d["per_day"] else "None.", ""]
         return "\n".join(lines)
 
     def write_chart(self, path: Path) -> None:
@@ -255,6 +261,7 @@ def build_report(contents: LogContents, since: datetime | None, until: datetime 
         "wrong_marks": len(wrong),
         "thanks": len(thanks),
         "players": len({q.get("player") for q in inside if q.get("player")}),
+        "asked_in_terminal": sum(q.get("origin") == TERMINAL_ORIGIN for q in inside),
         "latency": {"p50": _percentile(latencies, 0.5), "p95": _percentile(latencies, 0.95)},
         "pages": [{"page": page, "site": site, "count": n} for (page, site), n in pages.most_common(TOP)],
         "per_day": [{"date": day, "questions": len(qs), "answered": sum(outcome(q) == "answered" for q in qs),
