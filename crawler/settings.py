@@ -7,6 +7,7 @@ from pathlib import Path
 import yaml
 
 DEFAULT_USER_AGENT = "JarvisBot/0.1 (+https://github.com/jarvis-minecraft/jarvis; Minecraft QA bot crawler)"
+TABLE_MODES = ("drop", "sentences", "text")   # how content tables become paragraphs (crawler/tables.py)
 POLITE_DELAY = 1.0     # seconds between requests to a host on another machine, unless a delay is given
 
 # The wiki's namespaces and spin-off games, as data (data/page_kinds.yaml says what each list is).

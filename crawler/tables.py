@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from bs4 import CData, NavigableString, Tag
 
-TABLE_MODES = ("drop", "sentences", "text")
+from crawler.settings import TABLE_MODES  # noqa: E402,F401 - re-exported: the modes are settings
 
 # Footnote markers the wiki leaves in cells: "[d 1]", "[note 1]", "[i 2]", "[A]", "[a]", "[1]"
 # (not "[sic]" and not a bracketed word).

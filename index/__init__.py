@@ -13,14 +13,23 @@ Schema, scoring and query parsing live in profiles.py ("tuned" and "baseline"); 
 directory layout and atomic swap in layout.py; what an index is built from (corpora, the guide,
 site names) in sources.py; building in build.py; searching in search.py.
 """
-from index.build import IndexStats, build_index, ensure_index
-from index.errors import IndexBusyError, IndexCorruptError, IndexNotFoundError, SearchIndexError
-from index.profiles import BASELINE, PROFILES, TUNED, IndexProfile, get_profile
-from index.search import Hit, Searcher, question_words
-from index.sources import CorpusSource, GuideSource, SiteClashError, Source, load_sources, sources_with
+from importlib import import_module
 
-__all__ = [
-    "BASELINE", "PROFILES", "TUNED", "CorpusSource", "GuideSource", "Hit", "IndexBusyError", "IndexCorruptError",
-    "IndexNotFoundError", "SiteClashError", "Source", "IndexProfile", "IndexStats", "SearchIndexError", "Searcher", "build_index", "ensure_index", "get_profile",
-    "load_sources", "question_words", "sources_with",
-]
+# Imported on first use (PEP 562): searching needs neither the builder nor the corpus readers.
+_HOMES = {
+    "IndexStats": "index.build", "build_index": "index.build", "ensure_index": "index.build",
+    "IndexBusyError": "index.errors", "IndexCorruptError": "index.errors", "IndexNotFoundError": "index.errors",
+    "SearchIndexError": "index.errors",
+    "BASELINE": "index.profiles", "PROFILES": "index.profiles", "TUNED": "index.profiles",
+    "IndexProfile": "index.profiles", "get_profile": "index.profiles",
+    "Hit": "index.search", "Searcher": "index.search", "question_words": "index.search",
+    "CorpusSource": "index.sources", "GuideSource": "index.sources", "SiteClashError": "index.sources",
+    "Source": "index.sources", "load_sources": "index.sources", "sources_with": "index.sources",
+}
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        return getattr(import_module(_HOMES[name]), name)
+    raise AttributeError(f"module 'index' has no attribute {name!r}")

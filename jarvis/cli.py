@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from crawler.settings import POLITE_DELAY
-from crawler.tables import TABLE_MODES
+from crawler.settings import TABLE_MODES
 from jarvis.config import READER_BACKENDS, REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT, Config
 from jarvis.errors import JarvisError, first_line
 from jarvis.readers import READERS
