@@ -31,7 +31,7 @@ from crawler.tables import Grid, cell_text, row_texts
 log = logging.getLogger(__name__)
 
 GUIDE_SITE = "server guide"          # the site of every guide page (answers name it)
-GUIDE_KIND = "server"
+GUIDE_PAGE_KIND = "server"
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
@@ -89,7 +89,7 @@ def read_guide_page(path: Path, name: str) -> Page:
         raise GuideError(f"{path}: front matter 'aliases' must be a list of names")
     aliases = sorted({" ".join(a.split()) for a in aliases if a.strip()} - {title}, key=str.casefold)
     return Page(title=title, url=name, paragraphs=paragraphs, aliases=aliases, sections=sections,
-                kind=GUIDE_KIND, site=GUIDE_SITE)
+                page_kind=GUIDE_PAGE_KIND, site=GUIDE_SITE)
 
 
 def title_from_file_name(path: Path) -> str:

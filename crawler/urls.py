@@ -34,10 +34,6 @@ def article_url(origin: str, articlepath: str, title: str) -> str:
     return normalize_url(origin + articlepath.replace("$1", quote(title.replace(" ", "_"), safe=_PATH_SAFE)))
 
 
-def host_of(url: str) -> str:
-    return urlsplit(url).netloc
-
-
 def origin_of(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
