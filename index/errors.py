@@ -1,33 +1,38 @@
-"""User errors of the index stage (the CLI prints them as one line, see jarvis/errors.py).
+"""User errors of the index stage, as data (crawler.errors.UserError: the CLI prints them as one line).
 
-index/ does not import jarvis, so it has its own classes with ``user_error = True``.
+index/ does not import jarvis; its errors are ``crawler.errors.UserError``s like every stage's. The
+way out of a missing or broken index is to build it: ``REMEDIES`` says so as the library would
+(``index.build_index``); the CLI says it with its own command.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-BUILD_HINT = "jarvis index --corpus FILE --index {dir}"
+from crawler.errors import UserError
+
+BUILD = "build index"        # remedy: no index there yet
+REBUILD = "rebuild index"    # remedy: an index that cannot be read
 
 
-class SearchIndexError(Exception):
+class SearchIndexError(UserError):
     """A problem with an index directory that the user can fix (named so it does not shadow IndexError)."""
 
-    user_error = True
+    REMEDIES = {BUILD: "; build one with index.build_index(corpus, {path})",
+                REBUILD: "; rebuild it with index.build_index(corpus, {path})"}
 
 
 class IndexNotFoundError(SearchIndexError):
     """No index at the directory (missing or empty)."""
 
     def __init__(self, index_dir: Path, what: str = "no index") -> None:
-        super().__init__(f"{what} at {index_dir}; build one with `{BUILD_HINT.format(dir=index_dir)}`")
+        super().__init__(f"{what} at {index_dir}", path=index_dir, remedy=BUILD)
 
 
 class IndexCorruptError(SearchIndexError):
     """The directory looks like an index but cannot be opened."""
 
     def __init__(self, index_dir: Path, detail: str) -> None:
-        super().__init__(f"index at {index_dir} is corrupt or incomplete ({detail}); "
-                         f"rebuild it with `{BUILD_HINT.format(dir=index_dir)}`")
+        super().__init__(f"index at {index_dir} is corrupt or incomplete ({detail})", path=index_dir, remedy=REBUILD)
 
 
 class IndexBusyError(SearchIndexError):
