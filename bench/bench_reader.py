@@ -185,7 +185,7 @@ def run_config(name: str, models: dict, inputs: Path, limit: int, threads: int, 
 
     from jarvis.config import ReaderSettings
     from jarvis.readers.passages import PassageSelector
-    from jarvis.pipeline import load_reader
+    from jarvis.readers import load_reader
 
     torch.set_num_threads(threads)
     shape, changes = CONFIGS[name]
@@ -194,7 +194,7 @@ def run_config(name: str, models: dict, inputs: Path, limit: int, threads: int, 
     began = time.perf_counter()
     reader = load_reader(settings)
     load_s = time.perf_counter() - began
-    selector = PassageSelector(settings, tokenizer=getattr(reader, "tokenizer", None))
+    selector = PassageSelector(settings, tokenizer=reader.needs.tokenizer)
     data = json.loads(inputs.read_text(encoding="utf-8"))
     pages, rows = data["pages"], []
     if not recall_only:

@@ -57,8 +57,9 @@ def observe(jarvis, questions: Sequence[Question], resolver, set_name: str, prog
     observations = []
     for q in tqdm(questions, desc=f"answering {set_name}", unit="q", disable=not progress, leave=False):
         text = check_question(q.text)
-        pages = jarvis.searcher.search(text, k=jarvis.top_k)
-        judged = jarvis.judge(text, pages)
+        index = jarvis.searcher.snapshot()     # as `ask` reads the index: once, the same pages
+        pages = jarvis.hits(text, index)
+        judged = jarvis.judge(text, pages, index.glossary)
         if judged is None:
             title = pages[0].title if pages else ""
             observations.append(Observation(set_name, q.line, q.text, q.expected_title, "", title, {}, 0.0, False,

@@ -107,9 +107,7 @@ class SpanReader:
         if settings.backend not in READER_BACKENDS:
             raise ReaderSettingsError(f"unknown reader backend {settings.backend!r} "
                                         f"(choose from {', '.join(READER_BACKENDS)})")
-        # More threads than this buys little for one question and starves the chat bridge.
-        threads = settings.threads or min(torch.get_num_threads(), 8)
-        torch.set_num_threads(threads)
+        threads = torch.get_num_threads()   # the process's, set once by the entry point (jarvis/runtime.py)
         card = ReaderCard.of(settings.model)
         if settings.backend == "onnx" and not torch.cuda.is_available():
             tokenizer = _check_tokenizer(settings.model, load_pretrained(settings.model, with_model=False)[0])
