@@ -14,7 +14,7 @@ STAMP       := $(VENV)/.jarvis-installed
 NODE_STAMP  := mcserver/node_modules/.jarvis-installed
 BOT_STAMP   := jarvis/bridge/playerbot/node_modules/.jarvis-installed
 
-.PHONY: setup demo test bench eval corpus clean
+.PHONY: setup demo test bench eval corpus clean redis-server
 
 setup: $(STAMP) $(NODE_STAMP) $(BOT_STAMP)
 
@@ -39,8 +39,18 @@ $(BOT_STAMP): jarvis/bridge/playerbot/package.json jarvis/bridge/playerbot/packa
 demo: setup
 	$(BIN)/python -m jarvis.demo
 
-test: setup
+test: setup redis-server
 	$(BIN)/python -m pytest
+
+# The worker pool's tests (tests/test_network.py) start real Redis servers: Debian's redis-server, installed
+# here when it is missing (as root, or through sudo). On CI (CI=true) those tests fail rather than skip without it.
+redis-server:
+	@command -v redis-server >/dev/null 2>&1 || { \
+	  echo "installing redis-server (the worker pool's tests run a real one)"; \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  command -v apt-get >/dev/null 2>&1 || { echo "no apt-get: install redis-server (Redis 6.2 or newer) yourself"; exit 1; }; \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null 2>&1 || { $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; }; \
+	  command -v redis-server >/dev/null 2>&1; }
 
 bench: setup
 	$(BIN)/python bench/run_all.py

@@ -62,6 +62,8 @@ from jarvis.privacy import player_hash
 log = logging.getLogger(__name__)
 
 Answerer = Callable[[str], AnswerLike]   # question -> answer, e.g. jarvis.pipeline.Jarvis.ask
+# Or a pool that answers later, from its own thread (jarvis.network.PoolClient, `serve --redis`):
+# submit(question, deliver(answer or error), notify(notice text)); waiting: questions not delivered yet.
 Connector = Callable[[], ChatClient]    # opens a new connection; raises OSError when it cannot
 # The settings as the file now says: the bridge's, the bot's (None: no bot), and the names of the
 # other settings that changed (the reader, the index, ...), which need a restart.
@@ -138,6 +140,7 @@ class Bridge:
         self.max_questions = max_questions
         self.stats = BridgeStats()
         self._answer = answer
+        self._pool = answer if hasattr(answer, "submit") else None
         self._salt = salt
         self._log_player_names = log_player_names
         self._reload_source = reload
@@ -500,15 +503,26 @@ class Bridge:
                 question = self._questions.get(timeout=0.2)
             except queue.Empty:
                 continue
+            if self._pool is not None:
+                self._pool.submit(question, *self._pool_callbacks(question))
+                continue
             self._answering = True
             lines = self._answer_lines(question)
             self._answering = False
             self._send_later(lines)
 
-    def _answer_lines(self, question: Question) -> list[OutLine]:
+    def _pool_callbacks(self, question: Question):
+        """What the pool calls from its thread: the answer (or error) as lines, and a one-line notice."""
         began = time.monotonic()
+        return (lambda result: self._send_later(self._answer_lines(question, result, began)),
+                lambda text: self._send_later(self._lines_for(question, text, max_lines=1, answered=False)))
+
+    def _answer_lines(self, question: Question, result=None, began: float | None = None) -> list[OutLine]:
+        began = time.monotonic() if began is None else began
         try:
-            answer = self._answer(question.text)
+            answer = self._answer(question.text) if result is None else result
+            if isinstance(answer, Exception):
+                raise answer
         except Exception as exc:  # noqa: BLE001 - a bad question or a reader bug must not stop the bridge
             if getattr(exc, "user_error", False):
                 message = first_line(exc)
@@ -592,7 +606,7 @@ class Bridge:
         done = self.max_questions is not None and self.stats.answered >= self.max_questions
         if self._worker is not None and not done:
             self._worker.join(timeout=self.settings.io_timeout)   # an answer in progress may finish
-        left = self._questions.qsize() + int(self._answering)
+        left = self._questions.qsize() + int(self._answering) + (self._pool.waiting if self._pool else 0)
         if self._client is not None:
             if left and not done:
                 self._send_later(self._lines_for(None, f"Going offline, {left} question(s) left unanswered, "
@@ -768,14 +782,14 @@ def _handle_signals(bridge: Bridge) -> Iterator[None]:
 def serve(settings: BridgeSettings, jarvis, max_questions: int | None = None, *, bot: BotSettings | None = None,
           salt: bytes = b"", log_player_names: bool = False, profiles: Path | None = None,
           reload: Reloader | None = None, question_log=None) -> int:
-    """Run the chat bridge for ``jarvis`` (a jarvis.pipeline.Jarvis, or any question -> answer callable).
+    """Run the chat bridge for ``jarvis`` (a jarvis.pipeline.Jarvis, any question -> answer callable, or a pool).
 
     ``bot``: join as a player (the player-bot transport) instead of using the plugin API; ``salt``
     names players in the log lines (jarvis/privacy.py) unless ``log_player_names``; ``profiles``:
     where the bot's Microsoft sign-in is cached; ``reload``: what SIGHUP reads (the settings file as
     it is now); ``question_log``: a jarvis.questionlog.QuestionLog that gets every question and answer.
     """
-    answer = getattr(jarvis, "ask", jarvis)
+    answer = jarvis if hasattr(jarvis, "submit") else getattr(jarvis, "ask", jarvis)
     bridge = Bridge(settings, answer, max_questions=max_questions, bot=bot, salt=salt,
                     log_player_names=log_player_names, profiles=profiles, reload=reload, question_log=question_log)
     with _handle_signals(bridge):
