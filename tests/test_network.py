@@ -250,6 +250,23 @@ def test_a_bad_question_is_refused_in_words_without_a_trip_through_redis(redis_s
     assert redis_server.client().xlen(questions_key("jarvis")) == 0
 
 
+def test_a_question_is_added_to_the_stream_once_even_when_redis_is_slow_to_take_it(redis_server, start_pool):
+    """Redis holds every write for a second (CLIENT PAUSE WRITE: as a busy or failing-over server does)
+    while questions are submitted: the pool's own thread, looping meanwhile, must not add them again."""
+    pool = start_pool(pool_settings(redis_server))
+    inbox = Inbox()
+    redis_server.client().client_pause(1500, all=False)
+    threads = [threading.Thread(target=inbox.submit, args=(pool, f"what do cows drop ({n})?")) for n in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    time.sleep(0.5)
+    entries = redis_server.client().xrange(questions_key("jarvis"))
+    assert sorted(e[1]["q"] for e in entries) == [f"what do cows drop ({n})?" for n in range(3)]
+    assert pool.stats.added == 3 and pool.waiting == 3
+
+
 def test_wrong_password_is_one_line_and_exit_1_and_the_right_one_answers(tmp_path, lexical_jarvis, start_worker):
     with RedisServer(tmp_path / "redis", password="right-horse-battery") as server:
         plain = f"redis://127.0.0.1:{server.port}/0"

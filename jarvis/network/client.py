@@ -100,6 +100,7 @@ class _Ticket:
     deliver: Deliver
     notify: Notify | None
     added: bool = False                   # in the stream (XADD answered)
+    unsent: bool = False                  # its XADD failed (Redis away): the pool's thread adds it later
     noticed: bool = False                 # the busy notice went out
     result: Answer | Exception | None = None
     worker: str = ""
@@ -212,6 +213,7 @@ class PoolClient:
         try:
             self._xadd(ticket, text)
         except LOST as exc:
+            ticket.unsent = True
             log.info(format_event("question_not_added_yet", question_id=ticket.id, error=self.link.describe(exc)))
 
     def _xadd(self, ticket: _Ticket, text: str | None = None) -> None:
@@ -219,7 +221,7 @@ class PoolClient:
         message = QuestionMessage(ticket.id, text or check_question(question.text), self.client_id,
                                   self._player_id(question.player) or "", self._origin)
         self.link.client.xadd(self._stream, message.fields(), maxlen=self.settings.max_stream, approximate=True)
-        ticket.added = True
+        ticket.added, ticket.unsent = True, False
         self.stats.added += 1
 
     # ------------------------------------------------------------------ the pool's thread
@@ -252,7 +254,7 @@ class PoolClient:
 
     def _add_unsent(self) -> None:
         with self._lock:
-            unsent = [t for t in self._tickets.values() if not t.added]
+            unsent = [t for t in self._tickets.values() if t.unsent]   # never one whose first XADD is under way
         for ticket in unsent:
             self._xadd(ticket)     # LOST: back to the backoff, the rest still unsent
 
