@@ -366,11 +366,23 @@ def cmd_worker(args: argparse.Namespace, config: Config) -> int:
                               "--index DIR)")
     link = RedisLink(config.redis)
     link.check()                     # fail fast (a wrong password, no server), before loading anything heavy
+
+    def reload():
+        from jarvis.settings_file import load_settings_file
+
+        fresh, fresh_index = load_settings_file(Path(args.config), Config.from_env())
+        fresh = _redis_settings(args, replace(fresh, reader=_reader_settings(args, fresh)))
+        others = [name for name in ("reader", "retrieval") if getattr(fresh, name) != getattr(config, name)]
+        return fresh.redis, others + (["index"] if fresh_index != index else [])
+
     with assemble(config, _index_dir(args, config)) as jarvis:
         worker = Worker(link, jarvis.ask, reader_name=jarvis.reader.name, name=args.name,
-                        max_questions=args.max_questions)
-        stop = lambda signum, frame: worker.stop()  # noqa: E731 - sets an Event: safe in a signal handler
-        previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+                        max_questions=args.max_questions, reload=reload if args.config else None)
+
+        def on_signal(signum, frame):  # noqa: ARG001 - plain attributes only: no lock in a signal handler
+            worker.request_reload() if signum == signal.SIGHUP else worker.stop()
+
+        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
         log.info(format_event("worker_started", worker=worker.name, redis=link.where, reader=jarvis.reader.name,
                               group=config.redis.group, stream=f"{config.redis.prefix}:questions"))
         try:

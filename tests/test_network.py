@@ -614,7 +614,9 @@ def test_serve_through_the_pool_answers_every_player_once(redis_server, bundled_
     redis_server.start()
     secret_url = redis_server.url
     players = {10 + i: Player(f"Player{i}", f"\u00a77[Member] \u00a7fPlayer{i}") for i in range(6)}
-    worker = worker_process(secret_url, bundled_index, tmp_path / "home", "e2e-worker")
+    settings_file = tmp_path / "worker.toml"
+    settings_file.write_text("[redis]\nmax_age = 100\n")
+    worker = worker_process(secret_url, bundled_index, tmp_path / "home", "e2e-worker", settings_file)
     try:
         with RaspberryJuiceDouble(players) as server:
             with jarvis_serve("--mc-host", "127.0.0.1", "--mc-port", str(server.port), "--redis", home=tmp_path / "home",
@@ -624,15 +626,21 @@ def test_serve_through_the_pool_answers_every_player_once(redis_server, bundled_
                     server.say(10 + i, f"jarvis, {question}")
                 assert server.wait_for(lambda: all(answers_to(server.posts, f"Player{i}") for i in range(6)),
                                        timeout=240), server.posts
+                settings_file.write_text('[redis]\nmax_age = 90\nprefix = "elsewhere"\n')
+                worker.send_signal(signal.SIGHUP)                  # reloads what it can, names the rest
+                server.say(10, "jarvis, what is a creeper?")
+                assert server.wait_for(lambda: len(answers_to(server.posts, "Player0")) == 2, timeout=120)
                 time.sleep(1.0)
     finally:
         code, worker_log = stop_process(worker)
     assert served.returncode == 0, served.stderr
     assert code == 0, worker_log
-    assert all(len(answers_to(server.posts, f"Player{i}")) == 1 for i in range(6))
-    assert "(source: Cow)" in answers_to(server.posts, "Player0")[0]
+    assert all(len(answers_to(server.posts, f"Player{i}")) == 1 for i in range(1, 6))
+    assert len(answers_to(server.posts, "Player0")) == 2 and "(source: Cow)" in answers_to(server.posts, "Player0")[0]
+    assert 'event=reloaded worker="e2e-worker" changed="[\'redis.max_age\']"' in worker_log
+    assert re.search(r"event=reload_needs_restart settings=\"\[.*redis\.prefix", worker_log)
     assert password not in served.stderr + worker_log and server_url != secret_url
     assert "redis://:***@127.0.0.1" in worker_log
     stopped = dict(re.findall(r"(\w+)=(\S+)", re.search(r"event=worker_stopped (.*)", worker_log).group(1)))
-    assert int(stopped["answered"]) == 6
+    assert int(stopped["answered"]) == 7 and stopped["reloads"] == "1"
     assert re.search(r"event=answered .*waited_ms=", served.stderr)

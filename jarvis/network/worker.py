@@ -30,13 +30,15 @@ import os
 import socket
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Callable
 
 import redis
 
+from jarvis.bridge.connection import StopFlag
 from jarvis.bridge.wire import format_event
-from jarvis.errors import first_line
+from jarvis.config import RedisSettings
+from jarvis.errors import JarvisError, first_line
 from jarvis.network.link import LOST, Backoff, RedisLink
 from jarvis.network.wire import (UNREADABLE, BadMessage, QuestionMessage, ReplyMessage, questions_key,
                                  replies_key)
@@ -45,6 +47,9 @@ from jarvis.pipeline import Answer, QuestionError
 log = logging.getLogger(__name__)
 
 Answerer = Callable[[str], Answer]
+# SIGHUP: the [redis] settings as the file now says, and the names of other settings that changed (need a restart).
+Reloader = Callable[[], tuple[RedisSettings, list[str]]]
+RELOADABLE = ("max_age", "claim_after", "max_attempts", "max_replies", "reply_ttl")
 BLOCK_MS = 1000                      # XREADGROUP waits this long for a question before looking around
 CLOCK_EVERY = 60.0                   # seconds between readings of Redis's clock
 CONSUMER_IDLE_FORGET = 3600.0        # consumers idle this long with nothing pending are removed from the group
@@ -59,6 +64,7 @@ class WorkerStats:
     failures: int = 0        # reader exceptions (each one an attempt)
     unreadable: int = 0      # entries that were not questions, or not usable text
     reconnects: int = 0
+    reloads: int = 0
 
 
 def _event(event: str, level: int = logging.INFO, **fields: object) -> None:
@@ -75,7 +81,7 @@ class Worker:
     """Reads questions from the stream, answers them, writes the replies; see the module docstring."""
 
     def __init__(self, link: RedisLink, answer: Answerer, *, reader_name: str, name: str | None = None,
-                 max_questions: int | None = None) -> None:
+                 max_questions: int | None = None, reload: Reloader | None = None) -> None:
         self.link = link
         self.settings = link.settings
         self.name = name or consumer_name()
@@ -84,7 +90,9 @@ class Worker:
         self._answer = answer
         self._reader_name = reader_name
         self._stream = questions_key(self.settings.prefix)
-        self._stopping = threading.Event()
+        self._stopping = StopFlag()       # set by stop(), from any thread or a signal handler: takes no lock
+        self._reload_source = reload
+        self._reload_requested = False
         self._clock_offset = 0.0          # Redis's clock minus ours, in seconds
         self._clock_read_at = -CLOCK_EVERY
         self._claim_at = 0.0
@@ -97,6 +105,10 @@ class Worker:
     def stop(self) -> None:
         """Stop after the question in hand (from any thread; a signal handler may call it)."""
         self._stopping.set()
+
+    def request_reload(self) -> None:
+        """Read the settings again at the next turn (SIGHUP; safe from a signal handler: no lock)."""
+        self._reload_requested = True
 
     @property
     def stopping(self) -> bool:
@@ -147,6 +159,8 @@ class Worker:
                 raise
 
     def _turn(self) -> None:
+        if self._reload_requested:
+            self._reload()
         now = time.monotonic()
         if now >= self._claim_at:
             self._claim_at = now + max(0.05, self.settings.claim_after / 2)
@@ -276,6 +290,32 @@ class Worker:
                 self._stopping.wait(delay)
 
     # ------------------------------------------------------------------ housekeeping
+
+    def _reload(self) -> None:
+        """Apply the [redis] settings that need no reconnection (RELOADABLE); log the others as needing a restart."""
+        self._reload_requested = False
+        if self._reload_source is None:
+            _event("reload_skipped", logging.WARNING, why="no settings file to read (worker --config FILE)")
+            return
+        try:
+            fresh, others = self._reload_source()
+        except JarvisError as exc:
+            _event("reload_failed", logging.ERROR, error=first_line(exc), kept="the settings in use")
+            return
+        changed, restart = [], list(others)
+        for field in fields(fresh):
+            old, new = getattr(self.settings, field.name), getattr(fresh, field.name)
+            if old == new:
+                continue
+            if field.name in RELOADABLE:
+                self.settings = replace(self.settings, **{field.name: new})
+                changed.append(f"redis.{field.name}")
+            else:
+                restart.append(f"redis.{field.name}")
+        self.stats.reloads += 1
+        _event("reloaded", worker=self.name, changed=changed)
+        if restart:
+            _event("reload_needs_restart", logging.WARNING, settings=restart)
 
     def _age(self, entry_id: str) -> float:
         """Seconds since the question was added, by Redis's clock (stream ids are its milliseconds)."""
