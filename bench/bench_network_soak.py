@@ -6,11 +6,13 @@
 
 Set-up: a redis-server of its own (append-only file on); 3 RaspberryJuice doubles in this process
 (tests/raspberryjuice_double.py: replies once per tick, as the plugin does); 3 `jarvis serve --redis`
-processes, one on each; 2 `jarvis worker` processes on the bundled index (the offline reader, --reader).
+processes, one on each; 2 `jarvis worker` processes on the bundled index (the offline reader, --reader; the
+answer cache off, so that every question is read).
 The players ask varied questions (eval/questions.txt), each waiting for the answer (a "busy" notice is not
 one) and 3.5-15 s of thought before the next. Faults:
-- every --kill-every seconds one worker, in turn, is killed with SIGKILL (mid-question when it has one)
-  and a new one started (its questions are claimed by the other after [redis] claim_after);
+- every --kill-every seconds one worker, in turn, is killed with SIGKILL mid-question (the kill waits, up to
+  20 s, until it holds a question it has not acknowledged) and a new one started (its question is claimed
+  by the other after [redis] claim_after);
 - Redis is restarted once, at --redis-restart-at of the run (SIGTERM: it writes its append-only file; down
   for --redis-down seconds).
 
@@ -30,6 +32,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,7 +134,8 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="jarvis-network-soak-"))
     home = tmp / "home"
     settings = tmp / "jarvis.toml"
-    settings.write_text("[redis]\nclaim_after = 10.0\nbusy_after = 5.0\nmax_age = 120.0\n")
+    # The answer cache off: the players ask eval/questions.txt's 51 questions again and again, and every one is read.
+    settings.write_text("[reader]\ncache_size = 0\n\n[redis]\nclaim_after = 10.0\nbusy_after = 5.0\nmax_age = 120.0\n")
     env = {**os.environ, "JARVIS_HOME": str(home), "OMP_NUM_THREADS": "1"}
     from index import ensure_index
     from jarvis.config import Config
@@ -172,6 +176,18 @@ def main() -> int:
         redis_restarted = False
         rss_taken = False
         kills = 0
+        mid_question = [0]
+        killer: threading.Thread | None = None
+
+        def kill_and_replace(slot: int, at: float) -> None:
+            victim = workers[slot]
+            held = holding(redis, victim.name, timeout=20.0)   # mid-question: it holds one, unacknowledged
+            victim.stop(signal.SIGKILL)
+            mid_question[0] += bool(held)
+            retired.append(victim)
+            workers[slot] = new_worker(slot)
+            print(f"{at:6.0f} s: killed {victim.name}" + (" mid-question" if held else "")
+                  + f", started {workers[slot].name}", flush=True)
         redis_rss_start = float("nan")
         while time.monotonic() < end or any(p.waiting for p in players):
             now = time.monotonic()
@@ -182,15 +198,12 @@ def main() -> int:
                 redis_rss_start = rss_mb(redis.process.pid)
                 rss_start_self = rss_mb(os.getpid())
                 rss_taken = True
-            if now >= next_kill and now < end:
+            if now >= next_kill and now < end and (killer is None or not killer.is_alive()):
                 slot = kills % len(workers)
-                victim = workers[slot]
-                victim.stop(signal.SIGKILL)
-                retired.append(victim)
-                workers[slot] = new_worker(slot)
                 kills += 1
                 next_kill += args.kill_every
-                print(f"{now - began:6.0f} s: killed {victim.name}, started {workers[slot].name}", flush=True)
+                killer = threading.Thread(target=kill_and_replace, args=(slot, now - began), daemon=True)
+                killer.start()      # the players go on meanwhile (they are what gives the worker a question)
             if not redis_restarted and now >= restart_at:
                 redis.restart(down_for=args.redis_down)
                 redis_restarted = True
@@ -201,6 +214,8 @@ def main() -> int:
             if now > end + GIVE_UP_SECONDS:
                 break
             time.sleep(0.05)
+        if killer is not None:
+            killer.join(timeout=60)
         time.sleep(2.0)          # a second answer, if any, would come now
         for player in players:
             step(player, doubles[player.server], doubles[player.server].posts_snapshot(), questions, rng, tally,
@@ -214,8 +229,22 @@ def main() -> int:
         for double in doubles:
             double.close()
     report(args, tally, serves, workers, retired, codes, rss_end, (redis_rss_start, redis_rss_end),
-           (rss_start_self, rss_end_self), kills)
+           (rss_start_self, rss_end_self), kills, mid_question[0])
     return 0
+
+
+def holding(redis: RedisServer, consumer: str, timeout: float) -> bool:
+    """Waits (at most ``timeout``) until the worker holds a question it has not acknowledged yet."""
+    client = redis.client()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if client.xpending_range("jarvis:questions", "workers", "-", "+", 1, consumername=consumer):
+                return True
+        except Exception:  # noqa: BLE001 - Redis restarting
+            pass
+        time.sleep(0.005)
+    return False
 
 
 def wait_for_workers(redis: RedisServer, names: list[str], timeout: float = 300) -> None:
@@ -272,10 +301,11 @@ def last_event(path: Path, event: str) -> dict:
     return dict(re.findall(r"(\w+)=(\S+)", found[-1])) if found else {}
 
 
-def report(args, tally: Tally, serves, workers, retired, codes, rss_end, redis_rss, self_rss, kills) -> None:
+def report(args, tally: Tally, serves, workers, retired, codes, rss_end, redis_rss, self_rss, kills,
+           mid_question) -> None:
     print()
     print(f"{args.minutes:g} min, {args.servers} servers x {args.players} players, {args.workers} workers "
-          f"({args.reader}), {kills} worker kills, Redis restarted once")
+          f"({args.reader}), {kills} worker kills ({mid_question} mid-question), Redis restarted once")
     print(f"asked {tally.asked}, answered {tally.answered}, lost {tally.lost}, answered twice {tally.twice}, "
           f"'no answer in time' {tally.expired}, busy notices {tally.busy}")
     print(f"latency (question to answer in the chat): p50 {percentile(tally.latencies, 50):.2f} s, "

@@ -208,6 +208,23 @@ def pending_on(server: RedisServer, consumer: str) -> list[str]:
     return [entry["message_id"] for entry in entries]
 
 
+def freeze_while_holding(server: RedisServer, process: subprocess.Popen, consumer: str,
+                         timeout: float = 60.0) -> list[str]:
+    """SIGSTOP the worker while it holds a question it has not acknowledged (mid-question); the ids held."""
+    client = server.client()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        entries = client.xpending_range(questions_key("jarvis"), "workers", "-", "+", 10, consumername=consumer)
+        if entries:
+            os.kill(process.pid, signal.SIGSTOP)
+            held = pending_on(server, consumer)
+            if held:
+                return held
+            os.kill(process.pid, signal.SIGCONT)      # it acknowledged just before: the next one
+        time.sleep(0.002)
+    return []
+
+
 def worker_process(server_url: str, index: Path, home: Path, name: str, config: Path | None = None,
                    env: dict | None = None) -> subprocess.Popen:
     args = [sys.executable, "-m", "jarvis", "worker", "-v", "--redis", server_url, "--index", str(index),
@@ -332,10 +349,8 @@ def test_a_worker_killed_mid_question_its_questions_are_answered_by_another_each
             assert wait_for(lambda: "worker-a" in consumers(redis_server), timeout=180), "worker A never started"
             for i, question in enumerate(QUESTIONS):
                 server.say(10 + i, f"jarvis, {question}")
-            assert wait_for(lambda: pending_on(redis_server, "worker-a"), timeout=60), "A took no question"
-            os.kill(worker_a.pid, signal.SIGSTOP)                 # frozen mid-question: it cannot acknowledge
-            held = pending_on(redis_server, "worker-a")
-            assert held
+            held = freeze_while_holding(redis_server, worker_a, "worker-a")   # it cannot acknowledge now
+            assert held, "worker A was never seen holding a question"
             os.kill(worker_a.pid, signal.SIGKILL)
             worker_a.wait(timeout=30)
             worker_b = worker_process(redis_server.url, bundled_index, tmp_path / "home", "worker-b", settings_file)
