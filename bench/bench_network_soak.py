@@ -181,8 +181,9 @@ def main() -> int:
 
         def kill_and_replace(slot: int, at: float) -> None:
             victim = workers[slot]
-            held = holding(redis, victim.name, timeout=20.0)   # mid-question: it holds one, unacknowledged
+            holding(redis, victim.name, timeout=20.0)   # mid-question: it holds one, unacknowledged
             victim.stop(signal.SIGKILL)
+            held = pending(redis, victim.name)          # what it held when it died (it may have just acknowledged)
             mid_question[0] += bool(held)
             retired.append(victim)
             workers[slot] = new_worker(slot)
@@ -231,6 +232,10 @@ def main() -> int:
     report(args, tally, serves, workers, retired, codes, rss_end, (redis_rss_start, redis_rss_end),
            (rss_start_self, rss_end_self), kills, mid_question[0])
     return 0
+
+
+def pending(redis: RedisServer, consumer: str) -> list:
+    return redis.client().xpending_range("jarvis:questions", "workers", "-", "+", 10, consumername=consumer)
 
 
 def holding(redis: RedisServer, consumer: str, timeout: float) -> bool:
@@ -305,7 +310,7 @@ def report(args, tally: Tally, serves, workers, retired, codes, rss_end, redis_r
            mid_question) -> None:
     print()
     print(f"{args.minutes:g} min, {args.servers} servers x {args.players} players, {args.workers} workers "
-          f"({args.reader}), {kills} worker kills ({mid_question} mid-question), Redis restarted once")
+          f"({args.reader}), {kills} worker kills ({mid_question} left a question pending), Redis restarted once")
     print(f"asked {tally.asked}, answered {tally.answered}, lost {tally.lost}, answered twice {tally.twice}, "
           f"'no answer in time' {tally.expired}, busy notices {tally.busy}")
     print(f"latency (question to answer in the chat): p50 {percentile(tally.latencies, 50):.2f} s, "
