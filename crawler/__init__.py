@@ -8,22 +8,14 @@ Public API:
 - ``classify_page(title, ...) -> str``: the page's kind, one of ``PAGE_KINDS``
 - ``CrawlSettings``, ``CrawlReport``, ``CrawlError`` (user error), ``Page`` and the corpus helpers
 """
-from importlib import import_module
+from crawler.corpus import PAGE_KINDS, CorpusError, Page, content_sha1, iter_corpus, read_corpus, write_corpus
+from crawler.crawl import CrawlError, CrawlReport, crawl
+from crawler.extract import ExtractedPage, extract_article
+from crawler.filters import skip_reason
+from crawler.kinds import classify_page
+from crawler.settings import CrawlSettings
 
-# Imported on first use (PEP 562): `from crawler.settings import CrawlSettings` or `from crawler import Page`
-# must not pull in requests, BeautifulSoup and the whole crawl (a cold `jarvis ask` needs none of it).
-_HOMES = {
-    "PAGE_KINDS": "crawler.corpus", "CorpusError": "crawler.corpus", "Page": "crawler.corpus",
-    "content_sha1": "crawler.corpus", "iter_corpus": "crawler.corpus", "read_corpus": "crawler.corpus",
-    "write_corpus": "crawler.corpus",
-    "CrawlError": "crawler.crawl", "CrawlReport": "crawler.crawl", "crawl": "crawler.crawl",
-    "ExtractedPage": "crawler.extract", "extract_article": "crawler.extract",
-    "skip_reason": "crawler.filters", "classify_page": "crawler.kinds", "CrawlSettings": "crawler.settings",
-}
-__all__ = sorted(_HOMES)
-
-
-def __getattr__(name: str):
-    if name in _HOMES:
-        return getattr(import_module(_HOMES[name]), name)
-    raise AttributeError(f"module 'crawler' has no attribute {name!r}")
+__all__ = [
+    "PAGE_KINDS", "classify_page", "CorpusError", "CrawlError", "CrawlReport", "CrawlSettings", "ExtractedPage", "Page", "content_sha1",
+    "crawl", "extract_article", "iter_corpus", "read_corpus", "skip_reason", "write_corpus",
+]

@@ -115,7 +115,6 @@ def test_train_reader_trains_a_tiny_model_that_ask_then_uses(tmp_path, tiny_qa_m
                          "--max-seq-len", "96", "--doc-stride", "32", "-q", home=tmp_path / "home")
     assert trained.returncode == 0, trained.stderr
     assert "2 of 2 questions used" in trained.stdout       # the judged question is never trained on
-    assert "left out 1 question" in trained.stderr
     card = json.loads((out / "jarvis-reader.json").read_text())
     assert card["context"] == "header" and card["max_seq_len"] == 96 and card["examples"]["answer"] >= 2
     assert card["held_back"] == ["judged.txt"]
@@ -148,60 +147,75 @@ def test_every_training_question_has_its_gold_and_none_is_about_a_held_out_page(
     assert count >= 6000
 
 
-def test_the_shipped_reader_was_trained_without_the_judged_sets_and_held_out_pages():
-    from jarvis.config import SHIPPED_READER
-
-    card = json.loads((SHIPPED_READER / "jarvis-reader.json").read_text(encoding="utf-8"))
-    assert {"questions.txt", "realbed_dev5.txt", "realbed_heldout.txt"} <= set(card["held_back"])
-    assert not set(card["held_back"]) & set(card["sources"])
-    assert all(name.startswith(("realbed_train_", "sample_train")) for name in card["sources"])
+# --------------------------------------------------------------------------- a trained reader, read
 
 
-# --------------------------------------------------------------------------- the shipped reader
+@pytest.fixture(scope="module")
+def tiny_reader(tmp_path_factory, tiny_qa_model, bundled_corpus) -> Path:
+    """A reader trained by jarvis.training on the tiny random RoBERTa: its folder, as train-reader writes it."""
+    from crawler.corpus import read_corpus
+    from jarvis.training import TrainOptions, TrainSettings, train_reader
+
+    out = tmp_path_factory.mktemp("trained") / "tiny-reader"
+    questions = [GoldQuestion("what do cows drop", "Cow", ("Leather",)),
+                 GoldQuestion("where do blazes spawn", "Blaze", ("Nether fortresses",))]
+    train_reader(questions, read_corpus(bundled_corpus),
+                 TrainOptions(out=out, base=str(tiny_qa_model), max_seq_len=96, doc_stride=32,
+                              train=TrainSettings(epochs=1, batch_size=4)),
+                 PassageSelector(ReaderSettings()), progress=False)
+    return out
 
 
-def test_offline_the_shipped_reader_answers_without_torch_or_transformers(tmp_path):
-    """A fresh clone, offline: the design card's model cannot be had, and Jarvis's own reader answers (run by
-    onnxruntime; neither torch nor transformers is imported for it)."""
-    code = ("import sys, logging; logging.basicConfig(level=logging.INFO, format='%(levelname)s %(message)s')\n"
+def test_a_trained_reader_is_read_without_torch_or_transformers(tiny_reader, tmp_path):
+    """Its folder's int8 ONNX model and tokenizer.json are all the span reader needs: onnxruntime and the
+    tokenizers library, no PyTorch, no transformers (seconds of a cold start)."""
+    code = ("import sys\n"
             "from jarvis.config import ReaderSettings\n"
             "from jarvis.readers import load_reader\n"
             "from jarvis.readers.base import Passage\n"
-            "reader = load_reader(ReaderSettings())\n"
+            f"reader = load_reader(ReaderSettings(model={str(tiny_reader)!r}), name='span')\n"
             "span = reader.read('what do cows drop?', [Passage('Cow', 'When killed, an adult cow drops 0-2 "
             "Leather and 1-3 Raw beef.', 0, 0, section=('Drops',))])\n"
-            "print(reader.name, '|', span.text, '|', 'torch' in sys.modules, 'transformers' in sys.modules)\n")
+            "print(reader.name, '|', reader.backend, '|', span.text in 'When killed, an adult cow drops 0-2 Leather "
+            "and 1-3 Raw beef.', '|', 'torch' in sys.modules, 'transformers' in sys.modules)\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
                             env={**os.environ, "HF_HUB_OFFLINE": "1", "JARVIS_HOME": str(tmp_path)})
     assert result.returncode == 0, result.stderr
-    name, answer, imported = [part.strip() for part in result.stdout.strip().split("|")]
-    assert name == "jarvis-minilm-qa+int8"
-    assert "beef" in answer.lower() or "leather" in answer.lower()
-    assert imported == "False False"
-    # Offline is the normal state: said once, at info level, not as a warning.
-    assert "WARNING" not in result.stderr and "answering with Jarvis's own reader" in result.stderr
+    name, backend, inside, imported = [part.strip() for part in result.stdout.strip().split("|")]
+    assert (name, backend, inside, imported) == ("tiny-reader+int8", "onnx", "True", "False False")
+
+
+def test_offline_the_default_model_out_of_reach_is_said_at_info_level(caplog, monkeypatch):
+    import logging
+
+    from jarvis.readers import load_reader
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with caplog.at_level(logging.INFO, logger="jarvis.readers"):
+        reader = load_reader(ReaderSettings(fallback="lexical"))
+    assert reader.name == "fallback:lexical"
+    said = [r for r in caplog.records if r.name == "jarvis.readers"]
+    assert len(said) == 1 and said[0].levelno == logging.INFO and "fallback:lexical" in said[0].getMessage()
 
 
 @pytest.mark.parametrize("damage", ["missing", "corrupt"])
-def test_a_missing_or_corrupt_shipped_model_gives_one_line_and_the_sentence_reader(tmp_path, monkeypatch, caplog,
-                                                                                   damage):
-    import logging
+def test_jarvis_own_reader_missing_or_corrupt_is_one_line(tmp_path, monkeypatch, tiny_reader, damage):
+    """`--reader jarvis` names the reader installed at SHIPPED_READER; a missing or damaged model file is one
+    line (ModelUnavailableError, a user error), never a traceback."""
     import shutil
 
     import jarvis.readers as readers
-    from jarvis.config import SHIPPED_READER
+    from jarvis.readers.base import ModelUnavailableError
 
     broken = tmp_path / "jarvis-minilm-qa"
-    shutil.copytree(SHIPPED_READER, broken)
+    shutil.copytree(tiny_reader, broken)
     if damage == "missing":
         (broken / "model.int8.onnx").unlink()
     else:
         (broken / "model.int8.onnx").write_bytes(b"not an onnx model" * 100)
     monkeypatch.setattr(readers, "SHIPPED_READER", broken)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with caplog.at_level(logging.INFO, logger="jarvis.readers"):
-        reader = readers.load_reader(ReaderSettings(fallback="lexical"))
-    assert reader.name == "fallback:lexical"
-    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
-    assert len(warnings) == 1 and "\n" not in warnings[0].getMessage()
-    assert "Jarvis's own reader cannot load" in warnings[0].getMessage()
+    with pytest.raises(ModelUnavailableError) as error:
+        readers.load_reader(ReaderSettings(), name="jarvis")
+    assert "\n" not in str(error.value) and "model.int8.onnx" in str(error.value)
+    shutil.copy2(tiny_reader / "model.int8.onnx", broken / "model.int8.onnx")
+    assert readers.load_reader(ReaderSettings(), name="jarvis").name == "jarvis-minilm-qa+int8"

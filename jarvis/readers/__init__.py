@@ -1,7 +1,6 @@
 """Reading: the answer to a question cut out of the pages retrieval found. One package, one entry point.
 
-    load_reader(settings)                          # what `jarvis ask` uses: the span reader, else Jarvis's own,
-                                                   # else the fallback
+    load_reader(settings)                          # what `jarvis ask` uses: the span reader, else the fallback
     load_reader(settings, name="fallback:lexical") # one reader by name
     READERS                                        # name -> ReaderChoice (description, loader)
 
@@ -12,12 +11,11 @@ Modules:
 - ``passages``: which passages the span reader reads within its token budget;
 - ``fallback``: the offline sentence reader, for when no QA weights can be loaded.
 
-A span reader that cannot load (weights not on disk, no network) gives way to Jarvis's own reader,
-shipped in the package (``jarvis``: a MiniLM trained on Minecraft questions, config.SHIPPED_READER). Offline,
-the default model being out of reach is the normal state: one line at info level says which reader answers.
-A model the user asked for that cannot load is a warning. When the shipped reader is missing or corrupt,
-the fallback reader named by ``settings.fallback`` answers, with one warning. A reader named explicitly
-does not fall back.
+A span reader that cannot load (weights not on disk, no network) gives way to the fallback reader named by
+``settings.fallback``. Offline, the default model being out of reach is the normal state: one line at info
+level says which reader answers; a model the user asked for that cannot load is a warning. A reader named
+explicitly does not fall back. ``jarvis`` names Jarvis's own reader (a MiniLM trained on Minecraft
+questions by ``jarvis train-reader``), installed at config.SHIPPED_READER when the package ships one.
 """
 from __future__ import annotations
 
@@ -81,8 +79,8 @@ def load_own_reader(settings: ReaderSettings) -> Reader:
 
 
 def load_reader(settings: ReaderSettings, encoder=None, name: str | None = None, glossary=None) -> Reader:
-    """The reader called ``name``; by default the span reader for ``settings.model``, then Jarvis's own reader,
-    then ``fallback:<settings.fallback>``; see the module docstring for what is said when.
+    """The reader called ``name``; by default the span reader for ``settings.model``, else
+    ``fallback:<settings.fallback>``; see the module docstring for what is said when.
 
     ``encoder``: the searcher's dense encoder to share; ``glossary``: the index's players' words
     (index.glossary.Glossary; None: the bundled ones), which the fallback reader reads questions with."""
@@ -101,16 +99,10 @@ def load_reader(settings: ReaderSettings, encoder=None, name: str | None = None,
     try:
         return READERS[SPAN].load(settings, encoder, glossary)
     except ModelUnavailableError as exc:
-        unavailable = exc
-    try:
-        reader = READERS[OWN].load(settings, encoder, glossary)
-    except ModelUnavailableError as exc:
         reader = fallback.load(settings, encoder, glossary)
-        log.warning("QA model unavailable: %s; Jarvis's own reader cannot load either (%s); answering with the "
-                    "offline reader %s", unavailable, exc, reader.name)
+        # Offline, the default model out of reach is the normal state; a model the user asked for is not.
+        if settings.model == DEFAULT_MODEL:
+            log.info("QA model not available (%s); answering with the offline reader %s", exc, reader.name)
+        else:
+            log.warning("QA model unavailable: %s; answering with the offline reader %s", exc, reader.name)
         return reader
-    # Offline, the default model out of reach is the normal state; a model the user asked for is not.
-    say = log.info if settings.model == DEFAULT_MODEL else log.warning
-    say("%s: %s; answering with Jarvis's own reader %s", "QA model not available" if say is log.info
-        else "QA model unavailable", unavailable, reader.name)
-    return reader
