@@ -72,7 +72,7 @@ def main() -> int:
     held = heldout_titles(config.realbed_pages)
     judged = {normalize_question(q.text) for path in HELD_BACK for q in load_questions(path)}
     questions = [GoldQuestion(q.text, q.expected_title, q.answers) for path in TRAIN for q in load_questions(path)]
-    questions = [q for q in questions if q.title not in held and normalize_question(q.text) not in judged]
+    questions = [q for q in questions if q.title.casefold() not in {t.casefold() for t in held} and normalize_question(q.text) not in judged]
     dev = [q for path in DEV for q in load_questions(path) if q.expected_title not in held]
     pages = [*read_corpus(bed), *read_corpus(config.bundled_corpus)]
     resolver = PageResolver(read_corpus(bed))

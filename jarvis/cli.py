@@ -415,12 +415,12 @@ def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
         from eval.realbed import heldout_titles, realbed_corpus
 
         corpora.insert(0, realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=not args.quiet))
-        excluded = heldout_titles(config.realbed_pages)
+        excluded = {title.casefold() for title in heldout_titles(config.realbed_pages)}
     corpora = corpora or [config.bundled_corpus]
     questions = [GoldQuestion(q.text, q.expected_title, q.answers) for path in args.questions
                  for q in load_questions(path)]
     held_back = {normalize_question(q.text) for path in args.held_back or [] for q in load_questions(path)}
-    kept = [q for q in questions if q.title not in excluded and normalize_question(q.text) not in held_back]
+    kept = [q for q in questions if q.title.casefold() not in excluded and normalize_question(q.text) not in held_back]
     if len(kept) < len(questions):
         log.warning("left out %d questions about held-out pages or asked in a held-back set (never trained on)",
                     len(questions) - len(kept))
