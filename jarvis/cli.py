@@ -401,13 +401,44 @@ def cmd_calibrate(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
+    from jarvis.training import (ExamplesFileError, TrainOptions, TrainSettings, read_examples, train_on_examples,
+                                 write_examples)
+
+    if not args.questions and not args.examples:
+        raise JarvisError("train-reader needs --questions FILE (or --examples FILE written by --write-examples)")
+    if not args.write_examples and not args.out:
+        raise JarvisError("train-reader needs --out DIR: where to write the trained reader")
+    try:
+        dev = [e for path in args.dev_examples or [] for e in read_examples(Path(path))]
+        prebuilt = [e for path in args.examples or [] for e in read_examples(Path(path))]
+    except ExamplesFileError as exc:
+        raise JarvisError(str(exc)) from exc
+    train = TrainSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
+                          seed=args.seed, threads=args.threads, freeze_embeddings=not args.train_embeddings)
+    sources = [Path(q).name for q in (args.questions or []) + (args.examples or [])]
+    options = TrainOptions(out=Path(args.out or "."), base=args.base or "", max_seq_len=args.max_seq_len,
+                           doc_stride=args.doc_stride, fraction=args.fraction, train=train, sources=tuple(sources),
+                           held_back=tuple(Path(q).name for q in args.held_back or []))
+    examples = _training_examples(args, config, options) if args.questions else []
+    if args.write_examples:
+        write_examples(Path(args.write_examples), examples)
+        print(f"wrote {len(examples)} examples of {len({e.question for e in examples})} questions "
+              f"to {args.write_examples}")
+        return 0
+    result = train_on_examples(prebuilt + examples, options, progress=not args.quiet, dev=dev)
+    print(result.summary())
+    return 0
+
+
+def _training_examples(args: argparse.Namespace, config: Config, options) -> list:
+    """The SQuAD 2.0 shaped examples of ``--questions``: contexts from the corpora, wrong pages from a search."""
     from crawler.corpus import read_corpus
     from eval.questions import load_questions
     from eval.runner import corpus_key
     from index import Searcher, ensure_index
-    from jarvis.readers.passages import PassageSelector
     from jarvis.pipeline import normalize_question
-    from jarvis.training import GoldQuestion, TrainOptions, TrainSettings, search_all, train_reader
+    from jarvis.readers.passages import PassageSelector
+    from jarvis.training import GoldQuestion, build_examples, search_all
 
     corpora = [Path(c) for c in args.corpus or []]
     excluded: set[str] = set()
@@ -428,21 +459,16 @@ def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
     index_dir = Path(args.index) if args.index else ensure_index(
         corpora[0], config.home / "eval-indexes" / corpus_key(corpora[0]) / "tuned", profile="tuned",
         progress=not args.quiet)
-    train = TrainSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
-                          seed=args.seed, threads=args.threads)
-    options = TrainOptions(out=Path(args.out), base=args.base or "", max_seq_len=args.max_seq_len,
-                           doc_stride=args.doc_stride, fraction=args.fraction, train=train,
-                           sources=tuple(Path(q).name for q in args.questions),
-                           held_back=tuple(Path(q).name for q in args.held_back or []))
     pages = [page for corpus in corpora for page in read_corpus(corpus)]
     with Searcher(index_dir, config.retrieval) as searcher:
         searcher.warm_up()
         hits = search_all(searcher, [q.text for q in kept], k=4, progress=not args.quiet)
-        ranker = PassageSelector(config.reader, embedder=None)
-        result = train_reader(kept, pages, options, ranker, search=lambda question, k: hits[question][:k],
-                              progress=not args.quiet)
-    print(result.summary())
-    return 0
+    ranker = PassageSelector(config.reader, embedder=None)
+    examples, report = build_examples(kept, pages, ranker, search=lambda question, k: hits[question][:k],
+                                      same_page=options.same_page, other_page=options.other_page,
+                                      seed=options.train.seed, progress=not args.quiet)
+    log.info("%s", report.summary())
+    return examples
 
 
 def cmd_sample_wiki(args: argparse.Namespace, config: Config) -> int:
@@ -643,8 +669,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub("train-reader", cmd_train_reader,
             "fine-tune an extractive reader on questions with gold spans (docs/reader-training.md)")
-    p.add_argument("--questions", action="append", required=True, metavar="FILE",
+    p.add_argument("--questions", action="append", metavar="FILE",
                    help="question file (question|page title|gold|gold...), repeatable")
+    p.add_argument("--examples", action="append", metavar="FILE",
+                   help="SQuAD 2.0 shaped examples written by --write-examples (JSON lines, .gz allowed), repeatable")
+    p.add_argument("--write-examples", metavar="FILE",
+                   help="build the examples of --questions, write them to FILE and stop (train later, or elsewhere)")
+    p.add_argument("--dev-examples", action="append", metavar="FILE",
+                   help="examples to score the trained reader on (dev F1, in its card), repeatable")
     p.add_argument("--corpus", action="append", metavar="FILE",
                    help="a corpus the questions are about (repeatable; default: the bundled one)")
     p.add_argument("--realbed", action="store_true",
@@ -655,7 +687,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a question file judged on, never trained on: its questions are left out (repeatable)")
     p.add_argument("--base", metavar="MODEL",
                    help="encoder or QA checkpoint to start from: hub id or folder (default: the bundled all-MiniLM-L6-v2)")
-    p.add_argument("--out", required=True, metavar="DIR", help="where to write the trained reader")
+    p.add_argument("--out", metavar="DIR", help="where to write the trained reader")
     p.add_argument("--epochs", type=float, default=2.0, metavar="N", help="passes over the data (default: %(default)s)")
     p.add_argument("--batch-size", type=_positive, default=32, metavar="N", help="windows per step (default: %(default)s)")
     p.add_argument("--learning-rate", type=float, default=1e-4, metavar="LR", help="peak learning rate (default: %(default)s)")
@@ -665,6 +697,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="overlap of a long paragraph's windows (default: %(default)s)")
     p.add_argument("--fraction", type=_probability, default=1.0, metavar="F",
                    help="train on this share of the questions (a learning curve's points; default: all)")
+    p.add_argument("--train-embeddings", action="store_true",
+                   help="train the word embeddings too (free on a GPU; on a CPU a step costs about a third more)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default: %(default)s)")
     p.add_argument("--threads", type=_non_negative, default=0, metavar="N", help="CPU threads (default: torch's)")
 

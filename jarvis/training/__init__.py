@@ -25,12 +25,16 @@ from typing import Sequence
 
 from jarvis.errors import JarvisError, first_line
 from jarvis.readers.card import CONTEXT_HEADER, ONNX_NAME, READER_CARD
-from jarvis.training.examples import (ExampleReport, GoldQuestion, QAExample, SearchFn, build_examples)
+from jarvis.training.evaluate import DevScore, dev_f1
+from jarvis.training.examples import (ExampleReport, ExamplesFileError, GoldQuestion, QAExample, SearchFn,
+                                      build_examples, example_report, read_examples, write_examples)
 from jarvis.training.features import make_features
 from jarvis.training.trainer import TrainSettings, TrainStats, train
 
 __all__ = ["TrainOptions", "TrainResult", "TrainingError", "GoldQuestion", "QAExample", "TrainSettings",
-           "search_all", "train_reader", "default_base", "READER_CARD", "ONNX_NAME"]
+           "search_all", "train_reader", "train_on_examples", "fit_reader", "sample_questions", "build_examples",
+           "write_examples", "read_examples", "ExamplesFileError", "DevScore", "default_base", "READER_CARD",
+           "ONNX_NAME"]
 
 log = logging.getLogger(__name__)
 
@@ -63,11 +67,13 @@ class TrainResult:
     stats: TrainStats
     onnx: Path | None
     seconds: float
+    dev: DevScore | None = None
 
     def summary(self) -> str:
         onnx = f", ONNX int8 {self.onnx.stat().st_size / 1e6:.1f} MB" if self.onnx else ""
         return (f"trained {self.out} in {self.seconds / 60:.1f} min on {self.stats.device}: {self.examples.summary()}; "
-                f"{self.windows} windows, {self.stats.steps} steps, final loss {self.stats.final_loss:.3f}{onnx}")
+                f"{self.windows} windows, {self.stats.steps} steps, final loss {self.stats.final_loss:.3f}{onnx}"
+                + (f"; {self.dev.summary()}" if self.dev else ""))
 
 
 def search_all(searcher, questions: Sequence[str], k: int, progress: bool = False, block: int = 1024) -> dict:
@@ -112,26 +118,57 @@ def _load_base(base: str):
     return tokenizer, model
 
 
+def sample_questions(questions: Sequence, fraction: float, seed: int) -> list:
+    """A seeded share of ``questions`` (all of them at 1.0): a learning curve's points."""
+    questions = list(questions)
+    if fraction >= 1.0:
+        return questions
+    return random.Random(seed).sample(questions, max(1, round(len(questions) * fraction)))
+
+
 def train_reader(questions: Sequence[GoldQuestion], pages: Sequence, options: TrainOptions, ranker,
-                 search: SearchFn | None = None, progress: bool = True) -> TrainResult:
+                 search: SearchFn | None = None, progress: bool = True,
+                 dev: Sequence[QAExample] = ()) -> TrainResult:
     """Build the examples, fine-tune the base on them and write the model to ``options.out``."""
     began = time.perf_counter()
-    out = Path(options.out)
-    if out.exists() and not out.is_dir():
-        raise TrainingError(f"{out} exists and is not a folder")
-    questions = list(questions)
-    if options.fraction < 1.0:
-        rng = random.Random(options.train.seed)
-        questions = rng.sample(questions, max(1, round(len(questions) * options.fraction)))
+    _check_out(options.out)
+    questions = sample_questions(questions, options.fraction, options.train.seed)
     examples, report = build_examples(questions, pages, ranker, search=search, same_page=options.same_page,
                                       other_page=options.other_page, seed=options.train.seed, progress=progress)
     log.info("%s", report.summary())
+    return fit_reader(examples, report, options, progress=progress, dev=dev, began=began)
+
+
+def train_on_examples(examples: Sequence[QAExample], options: TrainOptions, progress: bool = True,
+                      dev: Sequence[QAExample] = ()) -> TrainResult:
+    """Fine-tune on examples built earlier (``write_examples``; SQuAD 2.0 shaped JSON lines): a share of
+    their questions when ``options.fraction`` < 1."""
+    began = time.perf_counter()
+    _check_out(options.out)
+    kept = set(sample_questions(sorted({e.question for e in examples}), options.fraction, options.train.seed))
+    examples = [e for e in examples if e.question in kept]
+    return fit_reader(examples, example_report(examples), options, progress=progress, dev=dev, began=began)
+
+
+def _check_out(out: Path) -> None:
+    if Path(out).exists() and not Path(out).is_dir():
+        raise TrainingError(f"{out} exists and is not a folder")
+
+
+def fit_reader(examples: Sequence[QAExample], report: ExampleReport, options: TrainOptions, progress: bool = True,
+               dev: Sequence[QAExample] = (), began: float | None = None) -> TrainResult:
+    """Fine-tune the base on ``examples``, score it on ``dev`` (if given) and write it to ``options.out``."""
+    began = time.perf_counter() if began is None else began
+    out = Path(options.out)
     if not report.used:
         raise TrainingError(f"no training examples: {report.summary()}")
     base = options.base or default_base()
     tokenizer, model = _load_base(base)
     features = make_features(tokenizer, examples, options.max_seq_len, options.doc_stride)
     stats = train(model, features, tokenizer.pad_token_id or 0, options.train, progress=progress)
+    score = dev_f1(model, tokenizer, dev, options.max_seq_len, options.doc_stride) if dev else None
+    if score is not None:
+        log.info("%s", score.summary())
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
@@ -145,8 +182,10 @@ def train_reader(questions: Sequence[GoldQuestion], pages: Sequence, options: Tr
             "windows": len(features), "train": asdict(options.train), "fraction": options.fraction,
             "steps": stats.steps, "seconds": round(stats.seconds, 1), "device": stats.device,
             "final_loss": round(stats.final_loss, 4)}
+    if score is not None:
+        card["dev"] = {"questions": score.questions, "f1": round(score.f1, 4), "exact": round(score.exact, 4)}
     (out / READER_CARD).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
-    return TrainResult(out, report, len(features), stats, onnx, time.perf_counter() - began)
+    return TrainResult(out, report, len(features), stats, onnx, time.perf_counter() - began, score)
 
 
 def export_reader(model, tokenizer, out: Path) -> Path:

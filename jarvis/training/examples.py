@@ -14,9 +14,12 @@ will see them (jarvis/readers/context.py):
 """
 from __future__ import annotations
 
+import gzip
+import json
 import random
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterable, Protocol, Sequence
 
 from jarvis.readers.base import Passage
@@ -48,6 +51,7 @@ class QAExample:
     title: str
     origin: str                 # one of EXAMPLE_ORIGINS
     passage_start: int = 0      # where the passage begins in the context (after its header)
+    golds: tuple[str, ...] = ()  # every gold span of the question (what a prediction is scored against)
 
     @property
     def answerable(self) -> bool:
@@ -124,12 +128,13 @@ def page_passages(page: CorpusPage, rank: int = 0) -> list[Passage]:
             for i, text in enumerate(page.paragraphs) if text.strip()]
 
 
-def _example(question: str, passage: Passage, origin: str, span: tuple[int, int] | None = None) -> QAExample:
+def _example(q: GoldQuestion, passage: Passage, origin: str, span: tuple[int, int] | None = None) -> QAExample:
     context, offset = reader_context(passage.title, passage.section, passage.text)
     if span is None:
-        return QAExample(question, context, "", -1, passage.title, origin, offset)
+        return QAExample(q.text, context, "", -1, passage.title, origin, offset, q.answers)
     start, end = span
-    return QAExample(question, context, passage.text[start:end], offset + start, passage.title, origin, offset)
+    return QAExample(q.text, context, passage.text[start:end], offset + start, passage.title, origin, offset,
+                     q.answers)
 
 
 def _holding(passages: Sequence[Passage], answers: Sequence[str]) -> list[tuple[Passage, tuple[int, int]]]:
@@ -177,7 +182,7 @@ def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage
             continue
         report.used += 1
         for passage, span in holding[:max_answer_passages]:
-            examples.append(_example(q.text, passage, ANSWER, span))
+            examples.append(_example(q, passage, ANSWER, span))
         answered = {p.index for p, _ in holding}
         others = [p for p in passages if p.index not in answered]
         if others and same_page:
@@ -186,7 +191,7 @@ def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage
             # The hardest (best-ranked) one, and the rest drawn from the next few: the model must pass over
             # the near misses without learning only the top of the ranking.
             picked = order[:1] + rng.sample(order[1:8], min(same_page - 1, len(order[1:8])))
-            examples += [_example(q.text, others[i], SAME_PAGE) for i in picked[:same_page]]
+            examples += [_example(q, others[i], SAME_PAGE) for i in picked[:same_page]]
         if search is not None and other_page:
             wrong = [hit for hit in search(q.text, 4) if hit.title.casefold() != page.title.casefold()
                      and hit.title.casefold() not in {a.casefold() for a in page.aliases}]
@@ -199,7 +204,67 @@ def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage
                 if candidates:
                     scores = ranker.scores(q.text, candidates)
                     best = max(range(len(candidates)), key=lambda i: scores[i])
-                    examples.append(_example(q.text, candidates[best], OTHER_PAGE))
+                    examples.append(_example(q, candidates[best], OTHER_PAGE))
     for example in examples:
         report.counts[example.origin] += 1
     return examples, report
+
+
+class ExamplesFileError(ValueError):
+    """An examples file that cannot be read: not JSON lines, or a record without the SQuAD 2.0 fields."""
+
+
+def _opener(path: Path):
+    return gzip.open if str(path).endswith(".gz") else open
+
+
+def write_examples(path: Path, examples: Sequence[QAExample]) -> None:
+    """The examples as SQuAD 2.0 shaped JSON lines (gzip when the name ends in .gz): ``question``,
+    ``context``, ``answers`` ({"text": [...], "answer_start": [...]}, empty for no answer),
+    ``is_impossible``, plus ``title``, ``origin``, ``passage_start`` and ``golds``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _opener(path)(path, "wt", encoding="utf-8") as out:
+        for e in examples:
+            answers = {"text": [e.answer_text], "answer_start": [e.answer_start]} if e.answerable else \
+                {"text": [], "answer_start": []}
+            out.write(json.dumps({"question": e.question, "context": e.context, "answers": answers,
+                                  "is_impossible": not e.answerable, "title": e.title, "origin": e.origin,
+                                  "passage_start": e.passage_start, "golds": list(e.golds)},
+                                 ensure_ascii=False) + "\n")
+
+
+def read_examples(path: Path) -> list[QAExample]:
+    """Examples written by ``write_examples`` (or any SQuAD 2.0 shaped JSON lines with those fields)."""
+    path = Path(path)
+    examples: list[QAExample] = []
+    try:
+        with _opener(path)(path, "rt", encoding="utf-8") as lines:
+            for number, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                try:
+                    r = json.loads(line)
+                    texts, starts = r["answers"]["text"], r["answers"]["answer_start"]
+                    text, start = (texts[0], int(starts[0])) if texts else ("", -1)
+                    if start >= 0 and r["context"][start:start + len(text)] != text:
+                        raise ValueError("the answer is not at its answer_start")
+                    examples.append(QAExample(r["question"], r["context"], text, start, r.get("title", ""),
+                                              r.get("origin", ANSWER if texts else SAME_PAGE),
+                                              int(r.get("passage_start", 0)),
+                                              tuple(r.get("golds") or texts)))
+                except (ValueError, KeyError, TypeError, IndexError) as exc:
+                    raise ExamplesFileError(f"{path}, line {number}: not a SQuAD 2.0 example ({exc})") from exc
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise ExamplesFileError(f"{path}: cannot read ({exc})") from exc
+    return examples
+
+
+def example_report(examples: Sequence[QAExample]) -> ExampleReport:
+    """What a set of examples read from a file holds (questions counted by their text)."""
+    report = ExampleReport()
+    report.questions = len({e.question for e in examples})
+    report.used = len({e.question for e in examples if e.answerable})
+    for example in examples:
+        report.counts[example.origin] = report.counts.get(example.origin, 0) + 1
+    return report
