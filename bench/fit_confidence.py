@@ -211,8 +211,9 @@ def main() -> int:
         curve = [[f"{t:.2f}", f"{c:.3f}", f"{p:.3f}"] for t, c, p in risk_coverage(pooled.get("real bed", []))[::10]]
         (out / "report.md").write_text("\n".join([
             f"# Confidence of {reader_name}", "",
-            f"Fitted by `python bench/fit_confidence.py` on {', '.join(fit_sets)} (new questions) and "
-            f"{', '.join(developed_sets)} (the reader's rules were developed on them; marked `developed_on`): "
+            f"Fitted by `python bench/fit_confidence.py` on {', '.join(fit_sets)} (new questions)"
+            + (f" and {', '.join(developed_sets)} (the reader's rules were developed on them; marked `developed_on`)"
+               if developed_sets else "") + ": "
             f"{model.fitted_on['answers']} answers, right rate {model.fitted_on['right_rate']:.3f}. "
             f"Threshold {threshold:.3f}: the lowest at which the stated answers of the new questions of the fit "
             f"are {args.precision:.0%} right (cross-validated confidences). Held back: "

@@ -1,136 +1,103 @@
-"""The learning curve of Jarvis's own reader: F1 on a dev set after training on 25 %, 50 % and 100 % of the
-training questions. It says whether more questions would pay.
+"""The learning curve of Jarvis's own reader: dev F1 after training on 25 %, 50 % and 100 % of the training
+questions. It says whether more questions would pay.
 
-    python bench/learning_curve.py --full DIR          # DIR: the reader trained on 100 % (the shipped one's
-                                                       # Hugging Face folder, or jarvis/readers/data/jarvis-minilm-qa)
-    python bench/learning_curve.py --full DIR --fractions 0.25 0.5 --epochs 2
+    # the examples, built once (the searches run here; see docs/reader-training.md):
+    jarvis train-reader --realbed --questions eval/train/... --held-back ... --write-examples train.jsonl.gz
+    jarvis train-reader --realbed --questions eval/dev/realbed_dev.txt ... --write-examples dev.jsonl.gz
+    # then, here or on a machine with a GPU:
+    python bench/learning_curve.py --examples train.jsonl.gz --dev-examples dev.jsonl.gz [-- train-reader flags]
+    # or only the report, from the cards (jarvis-reader.json) of readers trained elsewhere:
+    python bench/learning_curve.py --cards run-25/jarvis-reader.json run-50/jarvis-reader.json ...
 
-Trains the smaller fractions with the shipped recipe (the same seed, settings and held-back sets: a fraction
-is a seeded sample of the questions), then asks every model the dev questions: **QA F1** (the expected
-page given, as `jarvis eval`'s QA mode reads it) and **full F1** (retrieval + reader, as `jarvis ask`). The
-dev set: the real bed's dev sets 1-4 (`eval/dev/realbed_dev*.txt` but dev5), questions about held-out pages
-left out — never trained on, and not the held-back sets the README's figures come from. Writes
-docs/eval/reader/learning-curve.md and learning-curve.png. Asserts nothing.
+Each fraction is a seeded sample of the questions (``train-reader --fraction``), trained with the same recipe;
+**dev F1** is the trained reader's best span over every passage of a dev question's examples (its answer
+paragraphs and the no-answer ones of its page and of the wrong pages retrieval returns), against the golds
+(jarvis/training/evaluate.py): the reader alone, no retrieval. The dev set is the real bed's dev sets 1-4
+(questions about held-out pages left out), never trained on, and not the held-back sets the README's
+figures come from. Writes docs/eval/reader/learning-curve.md and learning-curve.png. Asserts nothing.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tabulate import tabulate  # noqa: E402
-
-from crawler.corpus import read_corpus  # noqa: E402
-from eval.metrics import best_f1  # noqa: E402
-from eval.questions import load_questions  # noqa: E402
-from eval.realbed import heldout_titles, realbed_corpus  # noqa: E402
-from eval.runner import PageResolver  # noqa: E402
-from index import Searcher, build_index  # noqa: E402
-from jarvis.assembly import assemble  # noqa: E402
-from jarvis.config import Config  # noqa: E402
-from jarvis.pipeline import normalize_question  # noqa: E402
-from jarvis.readers.passages import PassageSelector  # noqa: E402
-from jarvis.training import GoldQuestion, TrainOptions, TrainSettings, search_all, train_reader  # noqa: E402
-
-TRAIN = sorted((ROOT / "eval" / "train").glob("*.txt"))
-DEV = [ROOT / "eval" / "dev" / f"realbed_dev{n}.txt" for n in ("", "2", "3", "4")]
-HELD_BACK = [ROOT / "eval" / "questions.txt", *sorted((ROOT / "eval" / "dev").glob("*.txt"))]
 OUT = ROOT / "docs" / "eval" / "reader"
 
 
-def dev_f1(config: Config, model: Path, index_dir: Path, questions, resolver: PageResolver) -> tuple[float, float]:
-    """(QA F1 with the expected page given, full-system F1) of the reader in ``model`` on ``questions``."""
-    settings = replace(config.reader, model=str(model), reader="span", cache_size=0)
-    qa = full = 0.0
-    with assemble(config, index_dir, settings=settings) as jarvis:
-        for q in questions:
-            page = resolver.find(q.expected_title)
-            if page is not None:
-                qa += best_f1(jarvis.read_pages(q.text, [page]).text, q.answers)
-            full += best_f1(jarvis.ask(q.text).text, q.answers)
-    return qa / len(questions), full / len(questions)
+def train(examples: Path, dev: Path, fraction: float, out: Path, extra: list[str]) -> dict:
+    command = [sys.executable, "-m", "jarvis", "train-reader", "--examples", str(examples), "--dev-examples",
+               str(dev), "--fraction", str(fraction), "--out", str(out), *extra]
+    subprocess.run(command, check=True, cwd=ROOT)
+    return json.loads((out / "jarvis-reader.json").read_text(encoding="utf-8"))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--full", required=True, type=Path, help="the reader trained on all the questions")
-    parser.add_argument("--fractions", nargs="*", type=float, default=[0.25, 0.5])
-    parser.add_argument("--epochs", type=float, default=2.0)
-    parser.add_argument("--work", type=Path, help="keep the trained models here (default: a temporary folder)")
-    args = parser.parse_args()
-    config = Config.from_env()
-    if not config.realbed_pages.is_file():
-        print("../shared/realwiki is missing: the learning curve is measured on the real bed")
-        return 1
-    bed = realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=False)
-    held = heldout_titles(config.realbed_pages)
-    judged = {normalize_question(q.text) for path in HELD_BACK for q in load_questions(path)}
-    questions = [GoldQuestion(q.text, q.expected_title, q.answers) for path in TRAIN for q in load_questions(path)]
-    questions = [q for q in questions if q.title.casefold() not in {t.casefold() for t in held} and normalize_question(q.text) not in judged]
-    dev = [q for path in DEV for q in load_questions(path) if q.expected_title not in held]
-    pages = [*read_corpus(bed), *read_corpus(config.bundled_corpus)]
-    resolver = PageResolver(read_corpus(bed))
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        work = args.work or Path(tmp)
-        index_dir = work / "index"
-        build_index(bed, index_dir, progress=False)
-        with Searcher(index_dir, config.retrieval) as searcher:
-            searcher.warm_up()
-            hits = search_all(searcher, [q.text for q in questions], k=4, progress=True)
-        models = []
-        for fraction in args.fractions:
-            out = work / f"reader-{int(fraction * 100)}"
-            options = TrainOptions(out=out, fraction=fraction, train=TrainSettings(epochs=args.epochs, threads=2))
-            began = time.perf_counter()
-            result = train_reader(questions, pages, options, PassageSelector(config.reader),
-                                  search=lambda question, k: hits[question][:k], progress=True)
-            print(result.summary(), flush=True)
-            models.append((fraction, out, result.examples.used, time.perf_counter() - began))
-        models.append((1.0, args.full, len(questions), None))
-        for fraction, model, used, seconds in models:
-            qa, full = dev_f1(config, model, index_dir, dev, resolver)
-            rows.append([f"{fraction:.0%}", used, f"{qa:.3f}", f"{full:.3f}",
-                         f"{seconds / 60:.0f} min" if seconds else "(the shipped run)"])
-            print(rows[-1], flush=True)
-    table = tabulate(rows, headers=["training questions", "used", "QA F1 (page given)", "full F1", "training time"],
+def report(cards: list[dict], note: str) -> str:
+    from tabulate import tabulate
+
+    cards = sorted(cards, key=lambda c: c["questions_used"])
+    rows = [[f"{c['fraction']:.0%}", c["questions_used"], c["windows"], f"{c['train']['epochs']:g}",
+             f"{c['dev']['f1']:.3f}", f"{c['dev']['exact']:.3f}", f"{c['seconds'] / 60:.1f} min on {c['device']}"]
+            for c in cards]
+    table = tabulate(rows, headers=["share", "questions", "windows", "epochs", "dev F1", "dev exact", "training"],
                      tablefmt="github")
-    print(table)
-    OUT.mkdir(parents=True, exist_ok=True)
-    chart(rows, OUT / "learning-curve.png", len(dev))
-    (OUT / "learning-curve.md").write_text("\n".join([
-        "# Learning curve of Jarvis's own reader", "",
-        f"Written by `python bench/learning_curve.py`: trained on a seeded sample of the training questions with "
-        f"the shipped recipe, asked the real bed's dev sets 1-4 ({len(dev)} questions, none about a held-out page, "
-        "none trained on), on 2 CPU cores.", "", table, "", "![learning curve](learning-curve.png)", ""]),
-        encoding="utf-8")
-    return 0
+    chart(cards, OUT / "learning-curve.png")
+    return "\n".join(["# Learning curve of Jarvis's own reader", "",
+                      f"Dev: {cards[-1]['dev']['questions']} questions of the real bed's dev sets 1-4 (none about a "
+                      "held-out page, none trained on); dev F1 is the reader alone on each question's passages "
+                      "(bench/learning_curve.py, jarvis/training/evaluate.py). " + note, "", table, "",
+                      "![learning curve](learning-curve.png)", ""])
 
 
-def chart(rows: list, path: Path, n: int) -> None:
+def chart(cards: list[dict], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    used = [r[1] for r in rows]
+    used = [c["questions_used"] for c in cards]
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot(used, [float(r[2]) for r in rows], marker="o", label="QA F1 (page given)")
-    ax.plot(used, [float(r[3]) for r in rows], marker="o", label="full F1")
+    ax.plot(used, [c["dev"]["f1"] for c in cards], marker="o", label="dev F1")
+    ax.plot(used, [c["dev"]["exact"] for c in cards], marker="o", label="dev exact match")
     ax.set_xlabel("training questions")
-    ax.set_ylabel(f"F1 on {n} dev questions")
+    ax.set_ylabel(f"on {cards[-1]['dev']['questions']} dev questions")
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--examples", type=Path, help="training examples (train-reader --write-examples)")
+    parser.add_argument("--dev-examples", type=Path, help="dev examples (the same, of the dev questions)")
+    parser.add_argument("--fractions", nargs="*", type=float, default=[0.25, 0.5, 1.0])
+    parser.add_argument("--cards", nargs="*", type=Path, help="only write the report, from these readers' cards")
+    parser.add_argument("--note", default="", help="a sentence for the report (where it was trained)")
+    args, extra = parser.parse_known_args()
+    extra = [a for a in extra if a != "--"]
+    if args.cards:
+        cards = [json.loads(p.read_text(encoding="utf-8")) for p in args.cards]
+    elif args.examples and args.dev_examples:
+        with tempfile.TemporaryDirectory() as tmp:
+            cards = [train(args.examples, args.dev_examples, f, Path(tmp) / f"reader-{f:g}", extra)
+                     for f in args.fractions]
+    else:
+        parser.error("give --examples and --dev-examples, or --cards")
+    if any("dev" not in c for c in cards):
+        print("a card without a dev score: train with --dev-examples")
+        return 1
+    text = report(cards, args.note)
+    print(text)
+    (OUT / "learning-curve.md").write_text(text, encoding="utf-8")
+    return 0
 
 
 if __name__ == "__main__":

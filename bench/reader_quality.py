@@ -114,6 +114,10 @@ def main() -> int:
                     part = ask_all(config, reader, index_dir, load_questions(path), path.name,
                                    held if wiki == "real bed" else set())
                     rows.append(row(path.name, reader, part))
+                    if wiki == "real bed" and 0 < sum(a.held_out for a in part) < len(part):
+                        # The same writer's questions on held-out pages against the rest: the fair comparison.
+                        rows.append(row(f"  {path.name}: held-out pages", reader, [a for a in part if a.held_out]))
+                        rows.append(row(f"  {path.name}: other pages", reader, [a for a in part if not a.held_out]))
                     asked += part
                 results[wiki, reader] = asked
                 if wiki == "real bed":

@@ -104,7 +104,9 @@ class ReaderSettings:
     sequential: bool = False            # the original's one-paragraph-per-pass reading
     max_paragraphs: int | None = None   # paragraph pre-ranking: read only the best N (None: all)
     cache_size: int = 256               # answers kept per index version
-    fallback: str = "auto"              # offline reader when weights are missing: auto | minilm | lexical
+    # The offline reader, when the QA model's weights cannot be had: jarvis (Jarvis's own, shipped in the
+    # package; the sentence reader fallback:auto if its file is missing) | auto | minilm | lexical.
+    fallback: str = "jarvis"
     fallback_tuning: FallbackSettings = field(default_factory=FallbackSettings)
     threads: int = 0                    # torch threads for the span reader (0: torch's default, at most 8)
     # Dynamic int8 quantization of the span reader on a CPU: ~2.7x faster (bench/bench_reader.py), the

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from jarvis.config import BOT_AUTHS, READER_BACKENDS, REPLY_MODES, Config
 from jarvis.errors import JarvisError
-from jarvis.readers import READERS
+from jarvis.readers import OFFLINE_READERS, READERS
 
 TABLES = ("bridge", "bot", "log", "reader", "retrieval")
 TOP_LEVEL = {"index": str}
@@ -42,7 +42,7 @@ CHOICES = {
     ("bot", "reply"): REPLY_MODES,
     ("bot", "whisper_command"): ("msg", "tell", "w"),
     ("reader", "backend"): READER_BACKENDS,
-    ("reader", "fallback"): ("auto", "minilm", "lexical"),
+    ("reader", "fallback"): OFFLINE_READERS,
     ("reader", "reader"): ("", *sorted(READERS)),
     ("retrieval", "fusion"): ("scores", "rrf"),
 }

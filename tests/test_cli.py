@@ -124,8 +124,13 @@ def test_the_lexical_profile_builds_searches_and_answers(tmp_path, bundled_corpu
     hits = json.loads(run_jarvis("search", "where do blazes spawn", "--index", str(index_dir), "--json",
                                  env=env).stdout)
     assert hits[0]["title"] in ("Blaze", "Blaze rod") and "Blaze" in [h["title"] for h in hits]
+    # Both offline readers answer from a lexical index: the default one (Jarvis's own) and the sentence reader.
     asked = run_jarvis("ask", "what do cows drop?", "--index", str(index_dir), "--fallback", "--json", "--no-log",
                        env=env)
+    assert asked.returncode == 0, asked.stderr
+    assert json.loads(asked.stdout)["title"] == "Cow"
+    asked = run_jarvis("ask", "what do cows drop?", "--index", str(index_dir), "--reader", "fallback:minilm", "--json",
+                       "--no-log", env=env)
     assert asked.returncode == 0, asked.stderr
     answer = json.loads(asked.stdout)
     assert answer["title"] == "Cow" and "Leather" in answer["answer"]

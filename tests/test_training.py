@@ -219,3 +219,97 @@ def test_jarvis_own_reader_missing_or_corrupt_is_one_line(tmp_path, monkeypatch,
     assert "\n" not in str(error.value) and "model.int8.onnx" in str(error.value)
     shutil.copy2(tiny_reader / "model.int8.onnx", broken / "model.int8.onnx")
     assert readers.load_reader(ReaderSettings(), name="jarvis").name == "jarvis-minilm-qa+int8"
+
+
+# --------------------------------------------------------------------------- examples files, and the offline chain
+
+
+def _cow_examples():
+    return build_examples([GoldQuestion("what do cows drop", "Cow", ("Leather", "raw beef"))], [COW, PIG],
+                          PassageSelector(ReaderSettings()), search=search)[0]
+
+
+def test_examples_written_and_read_back_are_the_same_squad2_records(tmp_path):
+    from jarvis.training import read_examples, write_examples
+
+    examples = _cow_examples()
+    path = tmp_path / "ex.jsonl.gz"
+    write_examples(path, examples)
+    assert read_examples(path) == examples
+    first = json.loads(__import__("gzip").open(path, "rt").readline())
+    assert first["answers"]["text"] == ["Leather"] and first["is_impossible"] is False
+    assert first["context"][first["answers"]["answer_start"][0]:].startswith("Leather")
+    assert first["golds"] == ["Leather", "raw beef"]
+
+
+@pytest.mark.parametrize("line", ["not json", '{"question": "q"}',
+                                  '{"question": "q", "context": "abc", "answers": {"text": ["x"], "answer_start": [0]}}'])
+def test_a_malformed_examples_file_is_one_line_naming_the_line(tmp_path, line):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(line + "\n", encoding="utf-8")
+    result = run_jarvis("train-reader", "--examples", str(bad), "--out", str(tmp_path / "out"), home=tmp_path / "h")
+    assert result.returncode != 0
+    lines = [x for x in result.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and "bad.jsonl, line 1" in lines[0] and "Traceback" not in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_examples_built_once_train_elsewhere_with_a_dev_score(tmp_path, tiny_qa_model, bundled_corpus):
+    """--write-examples stops after the examples (a GPU machine trains from the file); --examples trains on
+    them, and --dev-examples puts the dev F1 in the card."""
+    questions = tmp_path / "q.txt"
+    questions.write_text("what do cows drop|Cow|Leather\nwhere do blazes spawn|Blaze|Nether fortresses\n",
+                         encoding="utf-8")
+    examples = tmp_path / "ex.jsonl.gz"
+    wrote = run_jarvis("train-reader", "--questions", str(questions), "--corpus", str(bundled_corpus),
+                       "--write-examples", str(examples), "-q", home=tmp_path / "home")
+    assert wrote.returncode == 0, wrote.stderr
+    assert "of 2 questions" in wrote.stdout and examples.is_file()
+    out = tmp_path / "from-file"
+    trained = run_jarvis("train-reader", "--examples", str(examples), "--dev-examples", str(examples),
+                         "--base", str(tiny_qa_model), "--out", str(out), "--epochs", "1", "--batch-size", "4",
+                         "--max-seq-len", "96", "--doc-stride", "32", "-q", home=tmp_path / "home")
+    assert trained.returncode == 0, trained.stderr
+    card = json.loads((out / "jarvis-reader.json").read_text())
+    assert card["questions_used"] == 2 and card["dev"]["questions"] == 2 and 0.0 <= card["dev"]["f1"] <= 1.0
+    assert "dev F1" in trained.stdout
+
+
+@pytest.mark.parametrize("damage", ["missing", "corrupt"])
+def test_offline_jarvis_own_reader_answers_and_gives_way_to_the_sentence_reader_with_one_line(
+        tmp_path, monkeypatch, caplog, tiny_reader, damage):
+    import logging
+    import shutil
+
+    import jarvis.readers as readers
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    installed = tmp_path / "jarvis-minilm-qa"
+    shutil.copytree(tiny_reader, installed)
+    monkeypatch.setattr(readers, "SHIPPED_READER", installed)
+    settings = ReaderSettings(fallback="jarvis", fallback_tuning=ReaderSettings().fallback_tuning)
+    assert readers.load_reader(settings).name == "jarvis-minilm-qa+int8"
+    if damage == "missing":
+        (installed / "model.int8.onnx").unlink()
+    else:
+        (installed / "model.int8.onnx").write_bytes(b"\x08\x07garbage" * 64)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="jarvis.readers"):
+        reader = readers.load_reader(settings)
+    assert reader.name.startswith("fallback:")
+    warned = [r for r in caplog.records if r.name == "jarvis.readers" and r.levelno >= logging.WARNING]
+    assert len(warned) == 1 and "\n" not in warned[0].getMessage()
+    assert "Jarvis's own reader cannot be loaded" in warned[0].getMessage() and reader.name in warned[0].getMessage()
+
+
+def test_a_fresh_clone_answers_offline_with_the_shipped_reader(tmp_path):
+    """No download, no settings: `jarvis ask` on the bundled default answers with the reader in the package."""
+    from jarvis.config import SHIPPED_READER
+
+    assert (SHIPPED_READER / "model.int8.onnx").is_file(), "the package ships Jarvis's own reader"
+    assert (SHIPPED_READER / "model.int8.onnx").stat().st_size <= 40_000_000
+    asked = run_jarvis("ask", "what do cows drop?", "--json", "--no-log", home=tmp_path / "home")
+    assert asked.returncode == 0, asked.stderr
+    answer = json.loads(asked.stdout)
+    assert answer["reader"] == "jarvis-minilm-qa+int8"
+    assert answer["title"] == "Cow" and "leather" in answer["reply"].lower()

@@ -11,8 +11,9 @@ Modules:
 - ``passages``: which passages the span reader reads within its token budget;
 - ``fallback``: the offline sentence reader, for when no QA weights can be loaded.
 
-A span reader that cannot load (weights not on disk, no network) gives way to the fallback reader named by
-``settings.fallback``. Offline, the default model being out of reach is the normal state: one line at info
+A span reader that cannot load (weights not on disk, no network) gives way to the offline reader named by
+``settings.fallback``: ``jarvis`` (Jarvis's own, the default) or a sentence reader; Jarvis's own reader
+missing or unreadable gives way to the sentence reader, with a warning. Offline, the default model being out of reach is the normal state: one line at info
 level says which reader answers; a model the user asked for that cannot load is a warning. A reader named
 explicitly does not fall back. ``jarvis`` names Jarvis's own reader (a MiniLM trained on Minecraft
 questions by ``jarvis train-reader``), installed at config.SHIPPED_READER when the package ships one.
@@ -27,13 +28,16 @@ from jarvis.config import DEFAULT_MODEL, SHIPPED_READER, ReaderSettings
 from jarvis.readers.base import ModelUnavailableError, Passage, Reader, ReaderSettingsError, Span
 from jarvis.readers.span import SpanReader
 
-__all__ = ["READERS", "ReaderChoice", "UnknownReaderError", "load_own_reader", "load_reader", "ModelUnavailableError", "Passage",
+__all__ = ["READERS", "OFFLINE_READERS", "ReaderChoice", "UnknownReaderError", "load_own_reader", "load_reader",
+           "offline_reader", "ModelUnavailableError", "Passage",
            "Reader", "ReaderSettingsError", "Span", "SpanReader"]
 
 log = logging.getLogger(__name__)
 
 SPAN = "span"
 OWN = "jarvis"     # Jarvis's own reader, shipped in the package
+SENTENCE_READER = "fallback:auto"   # what answers when Jarvis's own reader cannot load
+OFFLINE_READERS = ("jarvis", "auto", "minilm", "lexical")   # the values of ReaderSettings.fallback
 
 
 @dataclass(frozen=True)
@@ -78,9 +82,27 @@ def load_own_reader(settings: ReaderSettings) -> Reader:
     return SpanReader.load(replace(settings, model=str(SHIPPED_READER), backend="onnx", quantize=True))
 
 
+def offline_reader(settings: ReaderSettings, encoder=None, glossary=None) -> Reader:
+    """The reader that answers with no QA model to download: ``settings.fallback`` names it. ``jarvis``
+    (Jarvis's own reader, shipped in the package) gives way to the sentence reader (``fallback:auto``) when
+    its model is missing or cannot be read, and one line says so."""
+    name = f"fallback:{settings.fallback}" if settings.fallback != OWN else OWN
+    if name not in READERS:
+        raise UnknownReaderError(f"unknown offline reader {settings.fallback!r} (choose from {', '.join(OFFLINE_READERS)})")
+    if name != OWN:
+        return READERS[name].load(settings, encoder, glossary)
+    try:
+        return load_own_reader(settings)
+    except ModelUnavailableError as exc:
+        reader = READERS[SENTENCE_READER].load(settings, encoder, glossary)
+        log.warning("Jarvis's own reader cannot be loaded (%s); answering with the sentence reader %s",
+                    exc, reader.name)
+        return reader
+
+
 def load_reader(settings: ReaderSettings, encoder=None, name: str | None = None, glossary=None) -> Reader:
-    """The reader called ``name``; by default the span reader for ``settings.model``, else
-    ``fallback:<settings.fallback>``; see the module docstring for what is said when.
+    """The reader called ``name``; by default the span reader for ``settings.model``, else the offline
+    reader (``offline_reader``); see the module docstring for what is said when.
 
     ``encoder``: the searcher's dense encoder to share; ``glossary``: the index's players' words
     (index.glossary.Glossary; None: the bundled ones), which the fallback reader reads questions with."""
@@ -88,18 +110,14 @@ def load_reader(settings: ReaderSettings, encoder=None, name: str | None = None,
         if name not in READERS:
             raise UnknownReaderError(f"unknown reader {name!r} (choose from {', '.join(READERS)})")
         return READERS[name].load(settings, encoder, glossary)
-    fallback = READERS.get(f"fallback:{settings.fallback}")
-    if fallback is None:
-        raise UnknownReaderError(f"unknown fallback reader {settings.fallback!r} "
-                                 f"(choose from {', '.join(n.split(':', 1)[1] for n in READERS if n.startswith('fallback:'))})")
     if not settings.model:
-        reader = fallback.load(settings, encoder, glossary)
+        reader = offline_reader(settings, encoder, glossary)
         log.info("answering with the offline reader %s (no QA model configured)", reader.name)
         return reader
     try:
         return READERS[SPAN].load(settings, encoder, glossary)
     except ModelUnavailableError as exc:
-        reader = fallback.load(settings, encoder, glossary)
+        reader = offline_reader(settings, encoder, glossary)
         # Offline, the default model out of reach is the normal state; a model the user asked for is not.
         if settings.model == DEFAULT_MODEL:
             log.info("QA model not available (%s); answering with the offline reader %s", exc, reader.name)
