@@ -14,9 +14,9 @@ STAMP       := $(VENV)/.jarvis-installed
 NODE_STAMP  := mcserver/node_modules/.jarvis-installed
 BOT_STAMP   := jarvis/bridge/playerbot/node_modules/.jarvis-installed
 
-.PHONY: setup demo test bench eval corpus clean
+.PHONY: setup demo test bench eval corpus clean redis-server
 
-setup: $(STAMP) $(NODE_STAMP) $(BOT_STAMP)
+setup: $(STAMP) $(NODE_STAMP) $(BOT_STAMP) redis-server
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,21 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m pytest
+
+# The worker pool's tests (tests/test_network.py) start real Redis servers: Debian's redis-server (or any
+# redis-server on PATH), installed here when it is missing (as root, or through sudo). Without it the pool's
+# tests skip, except on CI (CI=true, which .ci/run sets), where they fail: there, a set-up that cannot install
+# it fails too. Jarvis itself needs no Redis unless told to use a worker pool.
+redis-server:
+	@command -v redis-server >/dev/null 2>&1 || { \
+	  echo "installing redis-server (the worker pool's tests run a real one)"; \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  { command -v apt-get >/dev/null 2>&1 && \
+	    { $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null 2>&1 || \
+	      { $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; }; } && \
+	    command -v redis-server >/dev/null 2>&1; } || { \
+	  echo "redis-server could not be installed: install Redis 6.2 or newer yourself (the worker pool's tests need it)"; \
+	  case "$$(echo "$${CI:-}" | tr A-Z a-z)" in 1|true|yes) exit 1;; esac; }; }
 
 bench: setup
 	$(BIN)/python bench/run_all.py

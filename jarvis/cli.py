@@ -204,6 +204,30 @@ def cmd_search(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def _redis_settings(args: argparse.Namespace, config: Config, *, required: bool = False) -> Config:
+    """Config with --redis URL applied (a bare --redis: the URL of [redis] url or JARVIS_REDIS_URL).
+    ``required`` (the worker), or --redis given: a Redis URL must come from somewhere."""
+    flag = getattr(args, "redis", None)
+    if flag:
+        config = replace(config, redis=replace(config.redis, url=flag))
+    if (required or flag is not None) and not config.redis.url:
+        raise JarvisError("no Redis URL: give --redis URL, or set JARVIS_REDIS_URL (or [redis] url in the settings "
+                          "file)")
+    return config
+
+
+def _ask_pool(question: str, config: Config):
+    """The answer to ``question`` from the worker pool (ask --redis); a line on stderr while it waits."""
+    from jarvis.network import PoolClient, RedisLink
+
+    def waiting(_: str) -> None:
+        print(f"jarvis ask: no worker has answered in {config.redis.busy_after:g} s; still waiting "
+              f"(up to {config.redis.max_age:g} s)", file=sys.stderr)
+
+    with PoolClient(RedisLink(config.redis), origin="ask") as pool:
+        return pool.ask(question, notify=waiting)
+
+
 def cmd_ask(args: argparse.Namespace, config: Config) -> int:
     from jarvis.assembly import assemble
     from jarvis.pipeline import check_question
@@ -213,9 +237,12 @@ def cmd_ask(args: argparse.Namespace, config: Config) -> int:
     config = replace(config, reader=reader, top_k=args.k)
     from jarvis.questionlog import open_question_log
 
-    config = _log_settings(args, config)
-    with assemble(config, _index_dir(args, config)) as jarvis:
-        answer = jarvis.ask(question)
+    config = _redis_settings(args, _log_settings(args, config))
+    if args.redis is not None:
+        answer = _ask_pool(question, config)
+    else:
+        with assemble(config, _index_dir(args, config)) as jarvis:
+            answer = jarvis.ask(question)
     if args.json:
         _emit_json(answer.to_json())
     else:
@@ -266,6 +293,7 @@ def _serve_settings(args: argparse.Namespace, config: Config) -> tuple[Config, s
     flags = {"username": args.bot_username, "auth": args.bot_auth, "version": args.bot_version, "reply": args.reply}
     bot = replace(bot, **{key: value for key, value in flags.items() if value is not None})
     config = _log_settings(args, replace(config, bridge=bridge, bot=bot, reader=_reader_settings(args, config)))
+    config = _redis_settings(args, config)
     if not (bot.host or bot.realm) and args.reply == "private":
         raise JarvisError("--reply private needs the player bot (--bot HOST): the plugin API can only broadcast")
     return config, args.index or index
@@ -302,16 +330,34 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
         check_bot(bot)
     if index and not Path(index).is_dir():
         raise JarvisError(f"index: {index}: no such index directory (build it: jarvis index --corpus FILE --index DIR)")
+    if args.redis is not None:
+        from jarvis.network import RedisLink, redact
+
+        RedisLink(config.redis)   # the URL and names are usable (NetworkError, one line, if not)
+        answers = f"answers from the worker pool at {redact(config.redis.url)}"
+    else:
+        answers = f"index {index or 'the bundled corpus'}"
     if args.check:
         where = (f"the player bot, {bot.username} at {bot.realm or f'{bot.host}:{bot.port}'} ({bot.auth}), "
                  f"replies {bot.reply}" if bot else
                  f"the plugin API at {config.bridge.mc_host}:{config.bridge.mc_port} ({config.bridge.dialect})")
-        print(f"{args.config or 'settings'}: OK: serve would join {where}; index {index or 'the bundled corpus'}")
+        print(f"{args.config or 'settings'}: OK: serve would join {where}; {answers}")
         return 0
-    if bot is not None:
-        check_player_bot(config.bridge, bot)   # fail fast, before loading anything heavy
-    else:
-        check_server(config.bridge)
+    salt = load_salt(config.home)
+    pool = None
+    if args.redis is not None:   # a thin client: the worker pool answers (jarvis/network/)
+        from jarvis.network import open_pool
+
+        pool = open_pool(config, origin="serve", salt=salt)   # fails fast: no Redis, a refused password
+    try:
+        if bot is not None:
+            check_player_bot(config.bridge, bot)   # fail fast, before loading anything heavy
+        else:
+            check_server(config.bridge)
+    except BaseException:
+        if pool is not None:
+            pool.close()
+        raise
     if index:
         args.index = index
 
@@ -319,7 +365,8 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
         if not args.config:
             raise ReloadSkipped("no settings file to read (serve --config FILE)")
         fresh, fresh_index = _serve_settings(flags, Config.from_env())
-        others = [name for name in ("reader", "retrieval", "log") if getattr(fresh, name) != getattr(config, name)]
+        others = [name for name in ("reader", "retrieval", "log", "redis")
+                  if getattr(fresh, name) != getattr(config, name)]
         if fresh_index != index:
             others.append("index")
         return Fresh(fresh.bridge, fresh.bot if (fresh.bot.host or fresh.bot.realm) else None, tuple(others))
@@ -327,10 +374,58 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
     from jarvis.questionlog import open_question_log
 
     question_log = open_question_log(config)
-    with assemble(config, _index_dir(args, config)) as jarvis:
-        return serve(config.bridge, jarvis, max_questions=args.max_questions, bot=bot, salt=load_salt(config.home),
+    with (pool if pool is not None else assemble(config, _index_dir(args, config))) as answerer:
+        return serve(config.bridge, answerer, max_questions=args.max_questions, bot=bot, salt=salt,
                      log_player_names=config.log.player_names, profiles=config.home / "microsoft",
                      reload=reload, question_log=question_log)
+
+
+def cmd_worker(args: argparse.Namespace, config: Config) -> int:
+    import signal
+
+    from jarvis.assembly import assemble
+    from jarvis.bridge.wire import format_event
+    from jarvis.network import RedisLink, Worker
+
+    index = None
+    if args.config:
+        from jarvis.settings_file import load_settings_file
+
+        config, index = load_settings_file(Path(args.config), config)
+    config = _redis_settings(args, replace(config, reader=_reader_settings(args, config)), required=True)
+    if args.index or index:
+        args.index = args.index or index
+        if not Path(args.index).is_dir():
+            raise JarvisError(f"index: {args.index}: no such index directory (build it: jarvis index --corpus FILE "
+                              "--index DIR)")
+    link = RedisLink(config.redis)
+    link.check()                     # fail fast (a wrong password, no server), before loading anything heavy
+
+    def reload():
+        from jarvis.settings_file import load_settings_file
+
+        fresh, fresh_index = load_settings_file(Path(args.config), Config.from_env())
+        fresh = _redis_settings(args, replace(fresh, reader=_reader_settings(args, fresh)), required=True)
+        others = [name for name in ("reader", "retrieval") if getattr(fresh, name) != getattr(config, name)]
+        return fresh.redis, others + (["index"] if fresh_index != index else [])
+
+    with assemble(config, _index_dir(args, config)) as jarvis:
+        worker = Worker(link, jarvis.ask, reader_name=jarvis.reader.name, name=args.name,
+                        max_questions=args.max_questions, reload=reload if args.config else None)
+
+        def on_signal(signum, frame):  # noqa: ARG001 - plain attributes only: no lock in a signal handler
+            worker.request_reload() if signum == signal.SIGHUP else worker.stop()
+
+        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        log.info(format_event("worker_started", worker=worker.name, redis=link.where, reader=jarvis.reader.name,
+                              group=config.redis.group, stream=f"{config.redis.prefix}:questions"))
+        try:
+            worker.run()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            link.close()
+    return 0
 
 
 def cmd_report(args: argparse.Namespace, config: Config) -> int:
@@ -488,6 +583,25 @@ def cmd_realbed_wiki(args: argparse.Namespace, config: Config) -> int:
 # --------------------------------------------------------------------------- parser
 
 
+def _redis_flag(help_: str) -> dict:
+    """The keywords of a --redis flag (ask, serve, worker)."""
+    return dict(nargs="?", const="", default=None, metavar="URL",
+                help=f"{help_}: redis://[:PASSWORD@]HOST[:PORT][/DB] or rediss:// (TLS); alone, the URL of "
+                     "JARVIS_REDIS_URL (or [redis] url); a password is best kept in JARVIS_REDIS_URL or "
+                     "JARVIS_REDIS_PASSWORD")
+
+
+def _add_worker(p: argparse.ArgumentParser) -> None:
+    """The flags of ``jarvis worker`` (besides the reader's)."""
+    p.add_argument("--redis", **_redis_flag("the Redis of the pool"))
+    p.add_argument("--index", metavar="DIR", help="index directory (default: the bundled corpus's)")
+    p.add_argument("--config", metavar="FILE", default=None,
+                   help="settings file (TOML: [redis], [reader], [retrieval], index); flags override it")
+    p.add_argument("--name", default=None, metavar="NAME",
+                   help="this worker's name in the consumer group (default: host-pid-random)")
+    p.add_argument("--max-questions", type=_positive, default=None, metavar="N", help="stop after answering N questions")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv: debug)")
@@ -591,6 +705,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help='print {"answer", "score", "title", "reader", "seconds", "site", ...}')
     p.add_argument("--no-log", action="store_true", help="do not add the question to the question log")
+    p.add_argument("--redis", **_redis_flag("ask the worker pool instead of answering here (the same output)"))
 
     p = sub("serve", cmd_serve, "run the in-game chat bridge: the RaspberryJuice API, or a player bot (--bot)",
             reader_opts)
@@ -624,9 +739,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="offline (online-mode=false servers) or microsoft (a device code to enter once; "
                         f"the sign-in is cached under $JARVIS_HOME) (default: {Config().bot.auth})")
     p.add_argument("--bot-version", default=None, metavar="V", help="game version to speak (default: ask the server)")
+    p.add_argument("--redis", **_redis_flag("send the questions to the worker pool (jarvis worker) instead of "
+                                          "answering here; the bridge's chat rules stay the same"))
     p.add_argument("--reply", choices=("same", "private", "public"), default=None,
                    help="where the bot answers: a whisper by whisper and public chat in public (same), always by "
                         f"whisper (private), always in public (public) (default: {Config().bot.reply})")
+
+    _add_worker(sub("worker", cmd_worker, "answer questions from the Redis stream of the worker pool (any number "
+                   "of workers, on any machines that reach Redis)", reader_opts))
 
     p = sub("report", cmd_report, "summarise the question log: questions answered, unsure and unknown, latency, "
                                   "the questions left unanswered or marked wrong, the most-read pages")

@@ -1,8 +1,9 @@
 """All of Jarvis's configuration in one place.
 
 ``Config.from_env()`` resolves the defaults, the environment (``JARVIS_HOME``,
-``JARVIS_MODEL``, the secret ``JARVIS_MC_TOKEN``) and the paths of the bundled data. The CLI builds one ``Config``
-and passes it (or the settings inside it) down; no stage reads the environment.
+``JARVIS_MODEL``, the secrets ``JARVIS_MC_TOKEN``, ``JARVIS_REDIS_URL`` and ``JARVIS_REDIS_PASSWORD``) and
+the paths of the bundled data. The CLI builds one ``Config`` and passes it (or the settings inside it)
+down; no stage reads the environment.
 """
 from __future__ import annotations
 
@@ -155,7 +156,7 @@ class BridgeSettings:
     dead_after: float = 0.0             # seconds without a reply before a live connection is given up (0: never)
     keepalive: float = 10.0             # TCP keepalive probe interval: a vanished host is found in ~4x this (0: off)
     # RaspberryJuice 2.x's `auth-token` (its config.yml): sent as auth(<token>) before any other command.
-    # A secret: from the environment (JARVIS_MC_TOKEN) or --mc-token, never from a settings file, never logged.
+    # A secret: from the environment (JARVIS_MC_TOKEN) or serve's token flag, never from a settings file, never logged.
     mc_token: str = field(default="", repr=False)
 
 
@@ -202,7 +203,7 @@ class BotSettings:
 class LogSettings:
     """The question log (jarvis/questionlog/): what `jarvis serve` and `jarvis ask` were asked and answered."""
 
-    enabled: bool = True                # off: nothing is logged (`--no-log`)
+    enabled: bool = True                # off: nothing is logged (ask's no-log flag)
     path: str = ""                      # "": $JARVIS_HOME/log/questions.jsonl
     max_bytes: int = 10_000_000         # the file is rotated before it grows past this
     backups: int = 5                    # rotated files kept: questions.jsonl.1 (newest) .. .5
@@ -211,6 +212,32 @@ class LogSettings:
     # says so to the players.
     player_names: bool = False
     feedback_window: float = 60.0       # seconds after an answer in which "jarvis, wrong" / "jarvis thanks" mark it
+
+
+@dataclass(frozen=True)
+class RedisSettings:
+    """The worker pool (jarvis/network/): questions over a Redis stream, answered by `jarvis worker` processes.
+    Used only when a command is told to use the pool: otherwise every command answers in its own process,
+    and Redis is never needed."""
+
+    # redis://[[user]:password@]host[:port][/db] or rediss:// (TLS). A URL that holds a password comes from
+    # the environment (JARVIS_REDIS_URL) or the command line, never from a settings file; it is never logged.
+    url: str = field(default="", repr=False)
+    password: str = field(default="", repr=False)   # JARVIS_REDIS_PASSWORD: for a URL without one
+    prefix: str = "jarvis"              # keys: <prefix>:questions (the stream), <prefix>:replies:<client>
+    group: str = "workers"              # the workers' consumer group
+    max_stream: int = 10_000            # questions kept in the stream (XADD MAXLEN ~): a bound, not a queue size
+    max_replies: int = 1_000            # replies kept in one client's reply stream
+    reply_ttl: float = 300.0            # seconds a client's reply stream lives after its last reply
+    max_age: float = 120.0              # a question older than this is dropped with a log line, not answered late
+    busy_after: float = 5.0             # seconds without an answer before the player is told "busy" (once)
+    claim_after: float = 15.0           # a question pending this long on a silent worker is claimed by another
+    max_attempts: int = 3               # deliveries of a question before it is answered "I don't know" (poison)
+    max_waiting: int = 256              # questions one bridge may have in the pool at once
+    connect_attempts: int = 5           # tries to reach Redis at start-up (0: forever); later: forever
+    io_timeout: float = 5.0             # seconds to connect, and for a command's reply
+    reconnect_min_delay: float = 0.25   # backoff after a lost connection, doubling ...
+    reconnect_max_delay: float = 10.0   # ... up to this
 
 
 @dataclass(frozen=True)
@@ -224,6 +251,7 @@ class Config:
     bridge: BridgeSettings = field(default_factory=BridgeSettings)
     bot: BotSettings = field(default_factory=BotSettings)
     log: LogSettings = field(default_factory=LogSettings)
+    redis: RedisSettings = field(default_factory=RedisSettings)
     bundled_corpus: Path = BUNDLED_CORPUS
     questions: Path = DEFAULT_QUESTIONS
     realbed_pages: Path = REALBED_PAGES          # the real-wiki test bed (../shared/realwiki)
@@ -252,4 +280,8 @@ class Config:
             config = replace(config, reader=replace(config.reader, model=env["JARVIS_MODEL"]))
         if env.get("JARVIS_MC_TOKEN"):
             config = replace(config, bridge=replace(config.bridge, mc_token=env["JARVIS_MC_TOKEN"]))
+        redis = {key: env[name] for key, name in (("url", "JARVIS_REDIS_URL"), ("password", "JARVIS_REDIS_PASSWORD"))
+                 if env.get(name)}
+        if redis:
+            config = replace(config, redis=replace(config.redis, **redis))
         return config

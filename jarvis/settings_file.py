@@ -1,4 +1,4 @@
-"""Settings in a file: ``jarvis serve --config FILE`` reads TOML (Python's ``tomllib``) onto a Config.
+"""Settings in a file: ``jarvis serve`` and ``jarvis worker`` read a TOML file (Python's ``tomllib``) onto a Config.
 
 The file's tables are the settings dataclasses of jarvis/config.py, under the names ``Config``
 gives them, with their field names as keys:
@@ -10,12 +10,14 @@ gives them, with their field names as keys:
     [log]                     # LogSettings: the question log (enabled, path, player_names, ...)
     [reader]                  # ReaderSettings (and [reader.passages], [reader.fallback_tuning])
     [retrieval]               # index.settings.RetrievalSettings
+    [redis]                   # RedisSettings: the worker pool (url without a password, prefix, max_age, ...)
 
 Types follow the fields' annotations (an integer is a float where a float is wanted; a list is a
 tuple). A key or table that is not a setting, a value of the wrong type or out of range is a
 :class:`SettingsError` whose one line names it (``[bridge] mc_prot: unknown setting (did you mean
 mc_port?)``). Secrets are not read from files: ``[bridge] mc_token`` is an error that says to use
-the environment (``JARVIS_MC_TOKEN``). The CLI applies its flags over what the file says.
+the environment (``JARVIS_MC_TOKEN``), and so is ``[redis] password`` (``JARVIS_REDIS_PASSWORD``) and a
+``[redis] url`` that holds a password (``JARVIS_REDIS_URL``). The CLI applies its flags over what the file says.
 """
 from __future__ import annotations
 
@@ -31,9 +33,10 @@ from jarvis.config import BOT_AUTHS, READER_BACKENDS, REPLY_MODES, Config
 from jarvis.errors import JarvisError
 from jarvis.readers import OFFLINE_READERS, READERS
 
-TABLES = ("bridge", "bot", "log", "reader", "retrieval")
+TABLES = ("bridge", "bot", "log", "reader", "retrieval", "redis")
 TOP_LEVEL = {"index": str}
-SECRETS = {("bridge", "mc_token"): "JARVIS_MC_TOKEN (or serve --mc-token)"}
+SECRETS = {("bridge", "mc_token"): "JARVIS_MC_TOKEN (or serve's token flag)",
+           ("redis", "password"): "JARVIS_REDIS_PASSWORD (or put the URL with its password in JARVIS_REDIS_URL)"}
 # Values with a fixed set of choices, and numbers with bounds (inclusive; None: open). Every other
 # number of [bridge], [bot] and [log] must be 0 or more.
 CHOICES = {
@@ -61,8 +64,16 @@ BOUNDS = {
     ("log", "max_bytes"): (10_000, None),
     ("reader", "batch_size"): (1, None),
     ("reader", "max_seq_len"): (32, None),
+    ("redis", "max_stream"): (100, None),
+    ("redis", "max_replies"): (10, None),
+    ("redis", "reply_ttl"): (1, None),
+    ("redis", "max_age"): (1, None),
+    ("redis", "claim_after"): (0.1, None),
+    ("redis", "max_attempts"): (1, 100),
+    ("redis", "max_waiting"): (1, None),
+    ("redis", "io_timeout"): (0.1, None),
 }
-NON_NEGATIVE_TABLES = ("bridge", "bot", "log")
+NON_NEGATIVE_TABLES = ("bridge", "bot", "log", "redis")
 
 
 class SettingsError(JarvisError):
@@ -126,7 +137,22 @@ def _table(name: str, current, values: dict):
         if isinstance(converted, dict):   # a table of weights: the keys given change, the others stay
             converted = {**getattr(current, key), **converted}
         changes[key] = _check(name, key, converted)
+    if name == "redis" and changes.get("url"):
+        _check_redis_url(where=f"[{name}] url", url=changes["url"])
     return replace(current, **changes)
+
+
+def _check_redis_url(where: str, url: str) -> None:
+    """A Redis URL in a file: redis:// or rediss://, and no password (that is a secret: the environment)."""
+    from jarvis.network.link import RedisURLError, parse_url
+
+    try:
+        parsed = parse_url(url)
+    except RedisURLError as exc:
+        raise SettingsError(f"{where}: {exc}") from None
+    if parsed.password:
+        raise SettingsError(f"{where}: holds a password, and a secret is not kept in a settings file: put the URL "
+                            "in JARVIS_REDIS_URL, or the password alone in JARVIS_REDIS_PASSWORD")
 
 
 def _convert(where: str, kind, value):

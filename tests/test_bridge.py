@@ -605,6 +605,61 @@ def test_an_answerer_crash_does_not_stop_the_bridge(double, start_bridge):
     assert "answer to and then?" in replies_to(double.posts, "Steve")[1]
 
 
+class HeldPool:
+    """A QueuedAnswerer (what a worker pool is to the bridge): submit() returns at once; the test answers later."""
+
+    def __init__(self) -> None:
+        self.held: dict[str, tuple] = {}
+        self.submitted = threading.Event()
+        self.submitter = ""
+
+    def submit(self, question, deliver, notify) -> None:
+        self.submitter = threading.current_thread().name
+        self.held[question.text] = (deliver, notify)
+        self.submitted.set()
+
+    @property
+    def waiting(self) -> int:
+        return len(self.held)
+
+    def notify(self, text: str, notice: str) -> None:
+        self.held[text][1](notice)
+
+    def deliver(self, text: str, result) -> None:
+        self.held.pop(text)[0](result)
+
+
+def test_a_queued_answerer_answers_later_from_its_own_thread(double, start_bridge):
+    pool = HeldPool()
+    running = start_bridge(pool)
+    double.say(1, "jarvis, first")
+    double.say(2, "jarvis, second")
+    double.say(1, "jarvis, third")
+    assert double.wait_for(lambda: pool.waiting == 3)        # all three handed over, none answered yet
+    pool.notify("second", "busy right now")
+    assert double.wait_for(lambda: replies_to(double.posts, "Alex") == ["[Jarvis] Alex: busy right now"])
+    assert running.bridge.stats.answered == 0                 # a notice is not an answer
+    threading.Thread(target=pool.deliver, args=("second", answer_for("second"))).start()
+    threading.Thread(target=pool.deliver, args=("first", RuntimeError("reader bug"))).start()
+    threading.Thread(target=pool.deliver, args=("third", BridgeError("no worker answered in time"))).start()
+    assert double.wait_for(lambda: running.bridge.stats.answered == 3)
+    assert "[Jarvis] Alex: answer to second (source: Cow)" in double.posts
+    steve = replies_to(double.posts, "Steve")
+    assert any("something went wrong" in line for line in steve)
+    assert any("no worker answered in time" in line for line in steve)
+    assert pool.submitter == "jarvis-bridge-worker" and pool.waiting == 0
+
+
+def test_stopping_counts_the_questions_still_in_a_pool(double, start_bridge):
+    pool = HeldPool()
+    running = start_bridge(pool, io_timeout=0.5)
+    double.say(1, "jarvis, one")
+    double.say(2, "jarvis, two")
+    assert double.wait_for(lambda: pool.waiting == 2)
+    running.stop()
+    assert double.posts == ["[Jarvis] Going offline, 2 question(s) left unanswered, sorry."]
+
+
 def test_unknown_entity_gets_an_unaddressed_reply(double, start_bridge):
     start_bridge(RecordingAnswerer())
     double.say(99, "jarvis, who am i")

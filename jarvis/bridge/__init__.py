@@ -4,7 +4,8 @@
     serve(BridgeSettings(mc_host="localhost", mc_port=4711), jarvis)   # until SIGINT/SIGTERM
     serve(BridgeSettings(), jarvis, bot=BotSettings(host="mc.example.org"))   # as a player
 
-``jarvis`` is anything with ``ask(question) -> answer`` (:class:`Answerer`). Modules, one job each:
+``jarvis`` is anything with ``ask(question) -> answer`` (:class:`Answerer`), or a worker pool that
+answers later (:class:`QueuedAnswerer`: jarvis.network.PoolClient). Modules, one job each:
 
 - service.py: ``Bridge`` (puts the parts together, runs the poller) and ``serve`` (signals);
 - transport.py: the ``Transport`` protocol, ``Connector``, ``OutLine`` and the typed errors;
@@ -12,7 +13,7 @@
   dialects, 2.x's auth token, stalls), player.py for the player bot (a mineflayer client
   process, ``playerbot/client.js``; which chat line is whose question; vanilla's chat rules);
 - dispatch.py: which post is a question, the per-player rate, the bounded queue, refusals;
-- answering.py: the ``Answerer`` protocol and the worker thread that asks it;
+- answering.py: the ``Answerer`` and ``QueuedAnswerer`` protocols and the worker thread that asks them;
 - feedback.py: the question log, and "jarvis, wrong" / "jarvis thanks";
 - layout.py: reply layout (the transport's line style; public or whisper);
 - outbox.py: lines to post, and lines posted but not confirmed yet;
@@ -22,7 +23,7 @@
 - chat.py: the chat contract (which messages are questions, how replies look);
 - wire.py: parsing chat events (the dialects), the one sanitizer for everything sent, log lines.
 """
-from jarvis.bridge.answering import AnswerFunction, Answerer
+from jarvis.bridge.answering import AnswerFunction, Answerer, QueuedAnswerer
 from jarvis.bridge.chat import PREFIX, Question, ReplyStyle, addressed_question, answer_lines, reply_lines
 from jarvis.bridge.checks import check_player_bot, check_server
 from jarvis.bridge.connection import BridgeConnection, ChatClient, check_token, plain_player_name
@@ -39,8 +40,8 @@ from jarvis.bridge.wire import DIALECTS, FORK, UPSTREAM, V2, ChatPost, chat_line
 __all__ = [
     "DIALECTS", "FORK", "UPSTREAM", "V2", "PREFIX", "AnswerFunction", "Answerer", "AuthRefused", "BotError", "Bridge",
     "BridgeConnection", "BridgeError", "BridgeStats", "ChatClient", "ChatPost", "ConnectionLost", "Connector",
-    "Endpoint", "Fresh", "OutLine", "PlayerBot", "PollFailed", "Question", "ReloadSkipped", "Reloader", "ReplyLayout",
-    "ReplyStyle", "ServerUnreachable", "SettingError", "Transport", "addressed_question", "answer_lines",
-    "chat_line", "chat_safe", "check_bot", "check_player_bot", "check_server", "check_token",
+    "Endpoint", "Fresh", "OutLine", "PlayerBot", "PollFailed", "QueuedAnswerer", "Question", "ReloadSkipped",
+    "Reloader", "ReplyLayout", "ReplyStyle", "ServerUnreachable", "SettingError", "Transport", "addressed_question",
+    "answer_lines", "chat_line", "chat_safe", "check_bot", "check_player_bot", "check_server", "check_token",
     "connect_with_retries", "format_event", "parse_chat_posts", "plain_player_name", "reply_lines", "serve",
 ]

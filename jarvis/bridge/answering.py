@@ -1,14 +1,17 @@
 """Answering: what the bridge asks for an answer, and the worker thread that asks it.
 
 The bridge needs one thing of whatever answers: :class:`Answerer`, ``ask(question) -> answer``.
-``jarvis.pipeline.Jarvis`` is one (in-process); another (a pool of workers behind a queue) is
-handed to :func:`jarvis.bridge.serve` the same way, and nothing in the bridge changes.
-:class:`AnswerFunction` makes a plain function one.
+``jarvis.pipeline.Jarvis`` is one (in-process); :class:`AnswerFunction` makes a plain function one.
+A pool of workers behind a queue (``jarvis.network.PoolClient``, ``serve`` through the pool) is
+handed to the bridge the same way, as a :class:`QueuedAnswerer`: the worker thread hands it each
+question and goes on at once; the pool delivers the answer later, from its own thread, and may
+send one short notice first (the "busy" notice) when no answer comes soon. The pool keeps each
+player's answers in the order asked.
 
 The :class:`Worker` answers the queued questions one at a time, in order, so each player's answers
 come in the order asked; a slow answer never stalls the chat (the poller goes on). Every answer,
-on every transport, passes :meth:`Worker.reply_to`: it goes to the question log, the event log,
-and the reply layout. An answerer that raises does not stop the bridge: a user error (a question
+on every transport, in-process or from a pool, goes the same way: to the question log, the event
+log, and the reply layout. An answerer that raises does not stop the bridge: a user error (a question
 too long) is said as it is, anything else as "something went wrong".
 """
 from __future__ import annotations
@@ -40,6 +43,18 @@ class Answerer(Protocol):
     def ask(self, question: str) -> AnswerLike: ...
 
 
+class QueuedAnswerer(Protocol):
+    """An answerer that answers later, from its own thread (a worker pool). ``submit`` returns at once;
+    ``deliver`` is called once, with the answer or the exception that stopped it; ``notify`` at most
+    once, before it, with a one-line notice. ``waiting``: questions submitted, not delivered yet."""
+
+    def submit(self, question: Question, deliver: Callable[[AnswerLike | Exception], None],
+               notify: Callable[[str], None]) -> None: ...
+
+    @property
+    def waiting(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class AnswerFunction:
     """A plain ``question -> answer`` function as an :class:`Answerer`."""
@@ -53,7 +68,7 @@ class AnswerFunction:
 class Worker:
     """The worker thread (see the module doc): questions from ``questions``, reply lines to ``outbox``."""
 
-    def __init__(self, answerer: Answerer, questions: queue.Queue[Question], *, layout: ReplyLayout,
+    def __init__(self, answerer: Answerer | QueuedAnswerer, questions: queue.Queue[Question], *, layout: ReplyLayout,
                  outbox: Outbox, feedback: Feedback, names: PlayerNames, stopping: StopFlag) -> None:
         self.answerer = answerer
         self.questions = questions
@@ -63,6 +78,7 @@ class Worker:
         self.names = names
         self.stopping = stopping
         self.busy = False                    # inside ask() (read at shutdown: one more left unanswered)
+        self.pool: QueuedAnswerer | None = answerer if hasattr(answerer, "submit") else None
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -74,11 +90,19 @@ class Worker:
         if self._thread is not None:
             self._thread.join(timeout=timeout)
 
+    @property
+    def unanswered(self) -> int:
+        """Questions taken from the queue whose answer is not laid out yet (read at shutdown)."""
+        return int(self.busy) + (self.pool.waiting if self.pool is not None else 0)
+
     def _work(self) -> None:
         while not self.stopping.is_set():
             try:
                 question = self.questions.get(timeout=0.2)
             except queue.Empty:
+                continue
+            if self.pool is not None:
+                self.pool.submit(question, *self._pool_callbacks(question))
                 continue
             self.busy = True
             lines = self.reply_to(question)
@@ -91,18 +115,39 @@ class Worker:
         try:
             answer = self.answerer.ask(question.text)
         except Exception as exc:  # noqa: BLE001 - a bad question or a reader bug must not stop the bridge
-            if getattr(exc, "user_error", False):
-                message = first_line(exc)
-                log_event("answer_failed", player=self.names(question.player), question=question.text,
-                          error=message)
-            else:
-                log.exception("answering %r failed", question.text)
-                message = SOMETHING_WENT_WRONG
-            self.feedback.record(question, None, message)
-            return self.layout.lines_for(question, message)
+            return self._failed(question, exc)
+        return self._answered(question, answer, began)
+
+    def _pool_callbacks(self, question: Question) -> tuple[Callable[[AnswerLike | Exception], None],
+                                                             Callable[[str], None]]:
+        """What the pool calls from its own thread: the answer (or what stopped it), and a one-line notice."""
+        began = time.monotonic()
+
+        def deliver(result: AnswerLike | Exception) -> None:
+            lines = (self._failed(question, result) if isinstance(result, Exception)
+                     else self._answered(question, result, began))
+            self.outbox.put(lines)
+
+        def notify(text: str) -> None:
+            self.outbox.put(self.layout.lines_for(question, text, max_lines=1, answered=False))
+
+        return deliver, notify
+
+    def _answered(self, question: Question, answer: AnswerLike, began: float) -> list[OutLine]:
         self.feedback.record(question, answer)
         log_event("answered", player=self.names(question.player), question=question.text, found=bool(answer.found),
                   answer=answer.text, title=answer.title, reader=answer.reader, private=question.private,
                   answer_ms=round((time.monotonic() - began) * 1000),
                   waited_ms=round((began - question.seen_at) * 1000))
         return self.layout.answer_reply(question, answer)
+
+    def _failed(self, question: Question, exc: Exception) -> list[OutLine]:
+        """A user error (a question too long, no worker in time) is said as it is; anything else is not."""
+        if getattr(exc, "user_error", False):
+            message = first_line(exc)
+            log_event("answer_failed", player=self.names(question.player), question=question.text, error=message)
+        else:
+            log.error("answering %r failed", question.text, exc_info=exc)
+            message = SOMETHING_WENT_WRONG
+        self.feedback.record(question, None, message)
+        return self.layout.lines_for(question, message)

@@ -11,7 +11,8 @@ Two threads, so that a slow answer never stalls the chat:
 - transport.py: the :class:`~jarvis.bridge.transport.Transport` protocol and the typed errors;
   connection.py (the plugin API) and player.py (the player bot) implement it;
 - dispatch.py: which post is a question, the per-player rate, the bounded queue, refusals;
-- answering.py: the :class:`~jarvis.bridge.answering.Answerer` protocol and the worker thread;
+- answering.py: the :class:`~jarvis.bridge.answering.Answerer` protocol and the worker thread
+  (or a worker pool, :class:`~jarvis.bridge.answering.QueuedAnswerer`: the thread hands it each question);
 - feedback.py: the question log, and "jarvis, wrong" / "jarvis thanks";
 - layout.py: what replies look like on the transport and where they go (public or whisper);
 - outbox.py: lines waiting to be posted, and lines posted but not confirmed (at least once);
@@ -37,7 +38,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-from jarvis.bridge.answering import Answerer, Worker
+from jarvis.bridge.answering import Answerer, QueuedAnswerer, Worker
 from jarvis.bridge.connection import AUTO, ChatClient, api_endpoint, check_token
 from jarvis.bridge.dispatch import Dispatcher
 from jarvis.bridge.events import BridgeStats, PlayerNames, log_event
@@ -69,10 +70,10 @@ class Bridge:
     ``question_log``: gets every question and answer, and chat feedback.
     """
 
-    def __init__(self, settings: BridgeSettings, answerer: Answerer, *, connect: Connector | None = None,
-                 max_questions: int | None = None, bot: BotSettings | None = None, salt: bytes = b"",
-                 log_player_names: bool = False, profiles: Path | None = None, reload: Reloader | None = None,
-                 question_log: QuestionLog | None = None) -> None:
+    def __init__(self, settings: BridgeSettings, answerer: Answerer | QueuedAnswerer, *,
+                 connect: Connector | None = None, max_questions: int | None = None, bot: BotSettings | None = None,
+                 salt: bytes = b"", log_player_names: bool = False, profiles: Path | None = None,
+                 reload: Reloader | None = None, question_log: QuestionLog | None = None) -> None:
         if settings.dialect not in (AUTO, *DIALECTS):
             raise SettingError("bridge", "dialect", f"unknown API dialect {settings.dialect!r} "
                                                     f"(choose from {AUTO}, {', '.join(DIALECTS)})")
@@ -257,11 +258,12 @@ def _handle_signals(bridge: Bridge) -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def serve(settings: BridgeSettings, answerer: Answerer, max_questions: int | None = None, *,
+def serve(settings: BridgeSettings, answerer: Answerer | QueuedAnswerer, max_questions: int | None = None, *,
           bot: BotSettings | None = None, salt: bytes = b"", log_player_names: bool = False,
           profiles: Path | None = None, reload: Reloader | None = None, question_log: QuestionLog | None = None) -> int:
     """Run the chat bridge until SIGINT/SIGTERM (or ``max_questions`` answers): questions go to
-    ``answerer`` (a jarvis.pipeline.Jarvis, or any :class:`~jarvis.bridge.answering.Answerer`).
+    ``answerer`` (a jarvis.pipeline.Jarvis, or any :class:`~jarvis.bridge.answering.Answerer`), or to a
+    worker pool (a :class:`~jarvis.bridge.answering.QueuedAnswerer`: jarvis.network.PoolClient).
 
     ``bot``: join as a player (the player-bot transport) instead of using the plugin API; the other
     keywords are :class:`Bridge`'s.

@@ -1,11 +1,11 @@
 """Shutting down: the answer in progress may finish, the last lines are flushed, the connection closed.
 
 On a stop (SIGINT/SIGTERM, ``Bridge.stop()``) the worker gets ``io_timeout`` seconds to finish the
-answer it is computing; questions still waiting are not answered, and the chat is told how many
-("Going offline, 2 question(s) left unanswered, sorry."). The lines waiting are then sent for at
-most ``io_timeout`` seconds, as fast as the transport may (the player bot paces its messages);
-chat read meanwhile is dropped. A connection that dies during the flush ends it. The counts go to
-the log (``event=stopped``).
+answer it is computing; questions still waiting (in the queue, or in a worker pool) are not
+answered, and the chat is told how many ("Going offline, 2 question(s) left unanswered, sorry.").
+The lines waiting are then sent for at most ``io_timeout`` seconds, as fast as the transport may
+(the player bot paces its messages); chat read meanwhile is dropped. A connection that dies during
+the flush ends it. The counts go to the log (``event=stopped``).
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def shut_down(settings: BridgeSettings, *, worker: Worker | None, questions: que
     because max_questions were answered (nothing is left to wait for or to say)."""
     if worker is not None and not done:
         worker.join(timeout=settings.io_timeout)   # an answer in progress may finish
-    left = questions.qsize() + int(worker is not None and worker.busy)
+    left = questions.qsize() + (worker.unanswered if worker is not None else 0)
     if link.client is not None:
         if left and not done:
             outbox.put(layout.notice(going_offline(left)))
