@@ -68,7 +68,7 @@ def main() -> int:
     parser.add_argument("--index", help="index to ask (default: the bundled default, built on first use)")
     parser.add_argument("--before", type=Path, help="an older checkout, run interleaved with this one")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per checkout (default: 5)")
-    parser.add_argument("--home", type=Path, help="JARVIS_HOME for every run (default: the environment's)")
+    parser.add_argument("--home", type=Path, help="JARVIS_HOME: HOME/after and HOME/before (default: the environment's)")
     parser.add_argument("--label", default="bundled default", help="what the index is, for the report")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "eval" / "cold-start.md")
     args = parser.parse_args()
@@ -77,11 +77,13 @@ def main() -> int:
     walls: dict[str, list[float]] = {name: [] for name in checkouts}
     answers: dict[str, dict] = {}
     first_use = {}
+    # Each checkout its own JARVIS_HOME (an older one may keep its bundled index in another format).
+    homes = {name: (args.home / name if args.home else None) for name in checkouts}
     for name, checkout in checkouts.items():
-        first_use[name], answers[name] = run_ask(checkout, args.index, args.home)
+        first_use[name], answers[name] = run_ask(checkout, args.index, homes[name])
     for _ in range(args.runs):
         for name, checkout in checkouts.items():
-            wall, answers[name] = run_ask(checkout, args.index, args.home)
+            wall, answers[name] = run_ask(checkout, args.index, homes[name])
             walls[name].append(wall)
             print(f"{name}: {wall:.2f} s", flush=True)
     rows = []

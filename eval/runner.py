@@ -182,9 +182,10 @@ def reader_configs(options: EvalOptions, config, encoder=None, glossary=None) ->
                                         f"reads the {options.prerank_paragraphs} best-matching paragraphs",
                                         lambda s=batched: SpanReader.load(s),
                                         {"max_paragraphs": options.prerank_paragraphs}))
-    fallbacks = ["minilm", "lexical"] if not options.quick else [config.reader.fallback]
-    for kind in fallbacks:
-        choice = READERS[f"fallback:{kind}"]
+    # The offline readers: Jarvis's own (shipped) and the sentence readers; --quick: the configured one.
+    offline = ["jarvis", "minilm", "lexical"] if not options.quick else [config.reader.fallback]
+    for kind in offline:
+        choice = READERS[kind if kind == "jarvis" else f"fallback:{kind}"]
         readers.append(ReaderConfig(choice.name, choice.description,
                                     lambda c=choice: c.load(config.reader, encoder, glossary)))
     _mark_default(readers)
@@ -192,11 +193,8 @@ def reader_configs(options: EvalOptions, config, encoder=None, glossary=None) ->
 
 
 def _mark_default(readers: list[ReaderConfig]) -> None:
-    """The first span reader that loads is the default; with none, the first fallback."""
+    """The first reader that loads is the default: a span reader, else Jarvis's own, else a sentence reader."""
     for reader_config in readers:
-        if reader_config.name.startswith("fallback:"):
-            reader_config.default = True
-            return
         try:
             reader = reader_config.load()
         except Exception:  # noqa: BLE001

@@ -241,7 +241,8 @@ def test_cli_ask_fallback_prints_reply_answer_page_and_reader(small_index, capsy
     out = capsys.readouterr().out
     reply = out.splitlines()[0]                     # what the chat would show, stated or "not sure"
     assert "0-2 leather and 1-3 raw beef" in reply and "Cow" in reply
-    assert "answer: 0-2 leather and 1-3 raw beef" in out and "page: Cow" in out and "reader: fallback:" in out
+    # The offline reader: Jarvis's own, shipped in the package.
+    assert "answer: 0-2 leather and 1-3 raw beef" in out and "page: Cow" in out and "reader: jarvis-minilm-qa" in out
 
 
 def free_port() -> int:
@@ -263,7 +264,7 @@ def test_uncached_hub_model_falls_back_at_once_with_a_one_line_notice(small_inde
         env={**os.environ, "HF_HOME": str(tmp_path / "hf"), "TRANSFORMERS_OFFLINE": "", **env})
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["reader"].startswith("fallback:") and data["title"] == "Cow"
+    assert data["reader"] == "jarvis-minilm-qa+int8" and data["title"] == "Cow"     # the offline reader
     notices = [line for line in result.stderr.splitlines() if "QA model unavailable" in line]
     assert len(notices) == 1 and "jarvis-tests/no-such-model" in notices[0]
     assert "Retry" not in result.stderr and "Traceback" not in result.stderr   # failed fast, no hub retries
