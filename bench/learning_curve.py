@@ -35,7 +35,7 @@ from index import Searcher, build_index  # noqa: E402
 from jarvis.assembly import assemble  # noqa: E402
 from jarvis.config import Config  # noqa: E402
 from jarvis.pipeline import normalize_question  # noqa: E402
-from jarvis.readers.passages import PassageSelector  # noqa: E402
+from jarvis.readers.ranking import PassageRanker  # noqa: E402
 from jarvis.training import GoldQuestion, TrainOptions, TrainSettings, search_all, train_reader  # noqa: E402
 
 TRAIN = sorted((ROOT / "eval" / "train").glob("*.txt"))
@@ -89,7 +89,7 @@ def main() -> int:
             out = work / f"reader-{int(fraction * 100)}"
             options = TrainOptions(out=out, fraction=fraction, train=TrainSettings(epochs=args.epochs, threads=2))
             began = time.perf_counter()
-            result = train_reader(questions, pages, options, PassageSelector(config.reader),
+            result = train_reader(questions, pages, options, PassageRanker(config.reader.passages),
                                   search=lambda question, k: hits[question][:k], progress=True)
             print(result.summary(), flush=True)
             models.append((fraction, out, result.examples.used, time.perf_counter() - began))

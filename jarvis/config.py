@@ -106,7 +106,9 @@ class ReaderSettings:
     cache_size: int = 256               # answers kept per index version
     fallback: str = "auto"              # offline reader when weights are missing: auto | minilm | lexical
     fallback_tuning: FallbackSettings = field(default_factory=FallbackSettings)
-    threads: int = 0                    # torch threads for the span reader (0: torch's default, at most 8)
+    # CPU threads of the process's models (torch's and the span reader's onnxruntime sessions), set once by the
+    # entry point (jarvis/runtime.py; 0: the machine's cores, at most 8).
+    threads: int = 0
     # Dynamic int8 quantization of the span reader on a CPU: ~2.7x faster (bench/bench_reader.py), the
     # only way to the 1.5 s target on 2 cores; a GPU, when present, is used instead (no quantization).
     quantize: bool = True
@@ -153,7 +155,7 @@ class BridgeSettings:
     dead_after: float = 0.0             # seconds without a reply before a live connection is given up (0: never)
     keepalive: float = 10.0             # TCP keepalive probe interval: a vanished host is found in ~4x this (0: off)
     # RaspberryJuice 2.x's `auth-token` (its config.yml): sent as auth(<token>) before any other command.
-    # A secret: from the environment (JARVIS_MC_TOKEN) or --mc-token, never from a settings file, never logged.
+    # A secret: from the environment (JARVIS_MC_TOKEN) or the command line, never from a settings file, never logged.
     mc_token: str = field(default="", repr=False)
 
 
@@ -200,7 +202,7 @@ class BotSettings:
 class LogSettings:
     """The question log (jarvis/questionlog/): what `jarvis serve` and `jarvis ask` were asked and answered."""
 
-    enabled: bool = True                # off: nothing is logged (`--no-log`)
+    enabled: bool = True                # off: nothing is logged
     path: str = ""                      # "": $JARVIS_HOME/log/questions.jsonl
     max_bytes: int = 10_000_000         # the file is rotated before it grows past this
     backups: int = 5                    # rotated files kept: questions.jsonl.1 (newest) .. .5
