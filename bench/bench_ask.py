@@ -43,9 +43,9 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
 
-    import torch
+    from jarvis.runtime import set_threads
 
-    torch.set_num_threads(args.threads)
+    set_threads(args.threads)     # torch's and the onnxruntime sessions' threads, for the whole process
     corpus, questions, bed = args.corpus, args.questions, "given corpus"
     if corpus is None:
         if config.realbed_pages.is_file():

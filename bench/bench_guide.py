@@ -56,7 +56,7 @@ def main() -> int:
         build_index([CorpusSource(config.bundled_corpus), GuideSource(GUIDE)], both, progress=False)
         guide_qs = load_questions(GUIDE_QUESTIONS)
         wiki_qs = [q for path in WIKI_QUESTIONS for q in load_questions(path)]
-        neutral = replace(config.retrieval, kind_prior={**config.retrieval.kind_prior, "server": 1.0})
+        neutral = replace(config.retrieval, page_kind_prior={**config.retrieval.page_kind_prior, "server": 1.0})
         with Searcher(both, neutral) as searcher:
             guide_rows = [_scores(searcher, q) for q in guide_qs]
             wiki_rows = [_scores(searcher, q) for q in wiki_qs]

@@ -182,14 +182,13 @@ def holds_gold(text: str, golds) -> bool:
 
 
 def run_config(name: str, models: dict, inputs: Path, limit: int, threads: int, recall_only: bool) -> dict:
-    import torch
-
     from jarvis.config import ReaderSettings
     from jarvis.assembly import passage_selector
     from jarvis.readers import load_reader
     from jarvis.readers.passages import PassageSelector
+    from jarvis.runtime import set_threads
 
-    torch.set_num_threads(threads)
+    set_threads(threads)     # torch's and the onnxruntime sessions' threads, for the whole process
     shape, changes = CONFIGS[name]
     settings = replace(ReaderSettings(), threads=threads, cache_size=0,
                        **{"model": str(models[shape]) if shape else "", **changes})

@@ -49,7 +49,7 @@ def evaluate(corpus: Path, questions: Path, out: Path) -> dict:
 
 def corpus_text(path: Path) -> list[tuple]:
     """A corpus without its aliases: the link crawl only sees the aliases the Main Page links."""
-    return sorted((p.url, p.title, p.kind, tuple(p.paragraphs), p.sha1) for p in read_corpus(path))
+    return sorted((p.url, p.title, p.page_kind, tuple(p.paragraphs), p.sha1) for p in read_corpus(path))
 
 
 def compare_api(base_url: str, tmp: Path) -> None:
@@ -90,7 +90,7 @@ def main() -> int:
                 report = crawl(f"{base_url}/w/Main_Page", out / "corpus.jsonl",
                                CrawlSettings(delay=0, tables=mode, use_api=False), progress=False)
                 pages = read_corpus(out / "corpus.jsonl")
-                kinds = Counter(page.kind for page in pages)
+                kinds = Counter(page.page_kind for page in pages)
                 print(f"--tables {mode}: {report.stored} pages, {report.aliases} aliases, "
                       f"{sum(len(p.paragraphs) for p in pages)} paragraphs; {report.visited} URLs, "
                       f"{report.requests} requests in {report.seconds:.1f} s; skipped {dict(report.skipped)}")

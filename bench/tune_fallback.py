@@ -129,9 +129,9 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
 
-    import torch
+    from jarvis.runtime import set_threads
 
-    torch.set_num_threads(args.threads)
+    set_threads(args.threads)     # torch's and the onnxruntime sessions' threads, for the whole process
     config = Config.from_env()
     with tempfile.TemporaryDirectory() as tmp:
         sets = load_sets(config, Path(tmp))

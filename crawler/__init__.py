@@ -12,7 +12,7 @@ from crawler.corpus import PAGE_KINDS, CorpusError, Page, content_sha1, iter_cor
 from crawler.crawl import CrawlError, CrawlReport, crawl
 from crawler.extract import ExtractedPage, extract_article
 from crawler.filters import skip_reason
-from crawler.kinds import classify_page
+from crawler.page_kinds import classify_page
 from crawler.settings import CrawlSettings
 
 __all__ = [

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 
-# What a page is (crawler.kinds decides): an article about Minecraft itself, or something a plain
+# What a page is (crawler.page_kinds decides): an article about Minecraft itself, or something a plain
 # question should not be answered from unless it asks for it.
 # "server": a page of the server's own guide (crawler.guide), not of a wiki.
 PAGE_KINDS = ("article", "tutorial", "joke", "removed", "spinoff", "version", "disambiguation", "server")
@@ -43,7 +43,7 @@ class Page:
     aliases: list[str] = field(default_factory=list)  # other titles that reached this content
     sha1: str = ""                  # of the normalized content; filled in if empty
     sections: list[list[str]] | None = None  # section path of each paragraph ([] = lead); None: all lead
-    kind: str = "article"           # one of PAGE_KINDS
+    page_kind: str = "article"      # one of PAGE_KINDS (the JSON key is "kind")
     categories: list[str] = field(default_factory=list)  # as the page shows them
     site: str = ""                  # the wiki's name ("Minecraft Wiki") or "server guide"; "" unknown
 
@@ -55,13 +55,13 @@ class Page:
             self.sections = [[] for _ in self.paragraphs]
         if len(self.sections) != len(self.paragraphs):
             raise ValueError(f'"sections" has {len(self.sections)} entries for {len(self.paragraphs)} paragraphs')
-        if self.kind not in PAGE_KINDS:
-            raise ValueError(f'"kind" must be one of {", ".join(PAGE_KINDS)}, got {self.kind!r}')
+        if self.page_kind not in PAGE_KINDS:
+            raise ValueError(f'"kind" must be one of {", ".join(PAGE_KINDS)}, got {self.page_kind!r}')
 
     def to_json(self) -> dict:
         data = {"title": self.title, "url": self.url, "aliases": list(self.aliases),
                 "paragraphs": list(self.paragraphs), "sha1": self.sha1,
-                "sections": [list(path) for path in self.sections], "kind": self.kind}
+                "sections": [list(path) for path in self.sections], "kind": self.page_kind}
         if self.categories:
             data["categories"] = list(self.categories)
         if self.site:
@@ -77,7 +77,7 @@ class Page:
                    paragraphs=_strings_field(data, "paragraphs"),
                    aliases=_strings_field(data, "aliases", default=[]),
                    sha1=_string_field(data, "sha1", default=""),
-                   sections=_sections_field(data), kind=_string_field(data, "kind", default="article"),
+                   sections=_sections_field(data), page_kind=_string_field(data, "kind", default="article"),
                    categories=_strings_field(data, "categories", default=[]),
                    site=_string_field(data, "site", default=""))
 

@@ -96,7 +96,7 @@ def build_pages(records: Iterable[FetchRecord], scope: Scope, max_pages: int | N
                           aliases=unique_aliases(names, chosen.title), sha1=sha1,
                           sections=([list(path) for path in chosen.sections]
                                     if len(chosen.sections) == len(chosen.paragraphs) else None),
-                          kind=chosen.kind, categories=list(chosen.categories)))
+                          page_kind=chosen.page_kind, categories=list(chosen.categories)))
     if max_pages is not None:
         pages = pages[:max_pages]
     return BuiltCorpus(sorted(pages, key=lambda p: (p.title.casefold(), p.title)), broken)

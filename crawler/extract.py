@@ -14,7 +14,7 @@ Follows the paragraph contract shared with the sample wiki's corpus builder:
 - text is ``get_text("")`` with whitespace collapsed to single spaces; empty ones are dropped.
 
 Hatnotes are not content, but their text is kept apart (``ExtractedPage.hatnotes``): they say
-what a page is about ("This article is about the joke feature. For ..."), which crawler.kinds reads.
+what a page is about ("This article is about the joke feature. For ..."), which crawler.page_kinds reads.
 """
 from __future__ import annotations
 

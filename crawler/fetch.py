@@ -278,8 +278,8 @@ class Fetcher:
                 return answer, response.raw, None
             mime = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
             if accept is not None and mime and mime not in accept:
-                kind = "HTML" if accept is HTML_TYPES else "JSON"
-                answer.error = f"not {kind} ({mime})"
+                expected = "HTML" if accept is HTML_TYPES else "JSON"
+                answer.error = f"not {expected} ({mime})"
                 return answer, response.raw, None
             try:
                 answer.body = self.bodies.read(response)

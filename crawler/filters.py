@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from crawler.extract import ExtractedPage
-from crawler.kinds import classify_page
+from crawler.page_kinds import classify_page
 from crawler.settings import CrawlSettings
 from crawler.urls import Scope, has_prefix, split_namespace
 
@@ -30,7 +30,7 @@ def skip_reason(page: ExtractedPage, settings: CrawlSettings) -> str | None:
 
 
 def page_kind(page: ExtractedPage, settings: CrawlSettings) -> str:
-    """The kind of a page (crawler.kinds), from what the extracted page shows."""
+    """The kind of a page (crawler.page_kinds), from what the extracted page shows."""
     lead = next((text for text, path in zip(page.paragraphs, page.sections) if not path), "")
     return classify_page(page.title, namespace=page.namespace, categories=page.categories, lead=lead,
                          hatnotes=page.hatnotes, is_disambiguation=page.is_disambiguation,

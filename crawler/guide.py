@@ -35,7 +35,7 @@ from crawler.tables import Grid, cell_text, row_texts
 log = logging.getLogger(__name__)
 
 GUIDE_SITE = "server guide"          # the site of every guide page (answers name it)
-GUIDE_KIND = "server"
+GUIDE_PAGE_KIND = "server"
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
@@ -119,7 +119,7 @@ def read_guide_page(path: Path, name: str, docs_url: str = "") -> Page:
     if url and not _is_web_address(url):
         raise GuideError(f"{path}: front matter 'url' must be the page's absolute http(s) address, got {url!r}")
     return Page(title=title, url=url or guide_page_url(docs_url, name), paragraphs=paragraphs, aliases=aliases,
-                sections=sections, kind=GUIDE_KIND, site=GUIDE_SITE)
+                sections=sections, page_kind=GUIDE_PAGE_KIND, site=GUIDE_SITE)
 
 
 def _is_web_address(url: str) -> bool:

@@ -1,14 +1,14 @@
-"""What a crawl remembers on disk, beside its --out file.
+"""What a crawl remembers on disk, beside the corpus file it writes.
 
 - ``FILE.journal``: the checkpoint of a crawl in progress. Append-only JSONL: a header line, then
   one line per fetched URL (``FetchRecord``, with the links it added to the frontier), fsync'd in
-  batches. ``--resume`` replays it, so no finished page is fetched again and the frontier comes
+  batches. A resumed crawl (crawler/resume.py) replays it, so no finished page is fetched again and the frontier comes
   back as it was; a torn last line (kill -9 mid-write) is ignored. Deleted once the corpus is written.
 - ``FILE.state.json.gz``: what the last finished crawl saw: every URL it knew (the next crawl
   starts from all of them) and every page's ``Document`` without its paragraphs (those are in the
   corpus): ETag/Last-Modified for conditional requests, and the title and verdict that a 304
   lets the next crawl reuse without the body. After a crawl through the MediaWiki API, also
-  where its api.php is and the wiki's clock when the crawl began: ``--update`` asks the API for
+  where its api.php is and the wiki's clock when the crawl began: an update (crawler/update.py) asks the API for
   the changes since then.
 """
 from __future__ import annotations
@@ -48,13 +48,13 @@ class Document:
     etag: str | None = None
     last_modified: str | None = None
     sections: list[list[str]] = field(default_factory=list)  # section path of each paragraph, with them
-    kind: str = "article"                                    # crawler.kinds
+    page_kind: str = "article"                               # crawler.page_kinds (the JSON key is "kind")
     categories: list[str] = field(default_factory=list)
 
     def to_json(self, with_paragraphs: bool = True) -> dict:
         data = {"url": self.url, "title": self.title, "canonical_url": self.canonical_url, "skip": self.skip,
                 "sha1": self.sha1, "redirected_from": self.redirected_from,
-                "etag": self.etag, "last_modified": self.last_modified, "kind": self.kind,
+                "etag": self.etag, "last_modified": self.last_modified, "kind": self.page_kind,
                 "categories": self.categories}
         if with_paragraphs and self.paragraphs:
             data["paragraphs"] = self.paragraphs
@@ -67,7 +67,7 @@ class Document:
                    sha1=data.get("sha1", ""), paragraphs=list(data.get("paragraphs", [])),
                    redirected_from=list(data.get("redirected_from", [])),
                    etag=data.get("etag"), last_modified=data.get("last_modified"),
-                   sections=[list(path) for path in data.get("sections", [])], kind=data.get("kind", "article"),
+                   sections=[list(path) for path in data.get("sections", [])], page_kind=data.get("kind", "article"),
                    categories=list(data.get("categories", [])))
 
 

@@ -5,7 +5,8 @@ writes exactly what the crawler extracts:
 1. ``html_grid``: an HTML ``<table>`` -> a ``Grid`` (header rows and data rows of cell strings,
    ``rowspan``/``colspan`` spread over the cells they cover, footnote markers stripped), or None
    for a table used for layout (its prose is read as ordinary paragraphs instead);
-2. ``row_texts``: a ``Grid`` -> one text per data row, in one of the ``TABLE_MODES``:
+2. ``row_texts``: a ``Grid`` -> one text per data row, in one of the ``TABLE_MODES`` (the row format is
+   crawler/table_rows.py's, which the readers parse):
    - ``"sentences"``: "Header: cell; Header: cell." (cells without a header as they are);
    - ``"text"``: the row's subject first (its first non-empty cell, the item or the property
      of a transposed table), then the other cells with their headers:
@@ -22,14 +23,14 @@ from dataclasses import dataclass, field
 
 from bs4 import CData, NavigableString, Tag
 
-from crawler.settings import TABLE_MODES  # noqa: E402,F401 - re-exported: the modes are settings
+from crawler.settings import TABLE_MODES  # noqa: F401 - re-exported: the modes are settings
+from crawler.table_rows import LABEL_SEPARATOR, as_sentence, cells_text, labelled, row_text
 
 # Footnote markers the wiki leaves in cells: "[d 1]", "[note 1]", "[i 2]", "[A]", "[a]", "[1]"
 # (not "[sic]" and not a bracketed word).
 FOOTNOTE_MARKER = re.compile(r"\[(?:(?:note|n|d|i|e|c|t|fn)\s?\d{1,3}|[A-Za-z]|\d{1,3})\]")
 _WHITESPACE = re.compile(r"\s+")
 _BLOCK_TAGS = ("p", "ul", "ol", "table", "div", "dl", "h2", "h3", "h4", "h5", "h6")
-_SUBJECT_SEPARATOR = " — "
 # Column headers of a recipe's ingredient list: on the wiki's crafting, smelting and brewing tables
 # the recipe is an image beside it, so the ingredients are the row's only text.
 INGREDIENTS_HEADER = re.compile(r"^(ingredients?|materials?)\b", re.IGNORECASE)
@@ -100,10 +101,10 @@ def row_texts(grid: Grid, mode: str, subject: str = "") -> list[str]:
             continue  # an empty row, or a label across the table ("Java Edition:"): no fact
         if mode == "text":
             (_, subject), rest = pairs[0], pairs[1:]
-            text = subject + (_SUBJECT_SEPARATOR + _grouped(rest) if rest else "")
+            text = row_text(subject, _grouped(rest))
         else:
-            text = "; ".join(_labelled(", ".join(h), v) for h, v in pairs)
-        texts.append(text if text.endswith((".", "!", "?")) else text + ".")
+            text = cells_text([labelled(", ".join(h), v) for h, v in pairs])
+        texts.append(as_sentence(text))
     return texts
 
 
@@ -127,9 +128,9 @@ def column_headers(header_rows: list[list[str]]) -> list[tuple[str, ...]]:
     return headers
 
 
-def _grouped(pairs: list[tuple[tuple[str, ...], str]]) -> str:
-    """"Roll Chance: 100%; Quantity: Default 1–3, Looting I 1–4": cells under one spanning header
-    share it."""
+def _grouped(pairs: list[tuple[tuple[str, ...], str]]) -> list[str]:
+    """The cells of "Roll Chance: 100%; Quantity: Default 1–3, Looting I 1–4": cells under one spanning
+    header share it."""
     parts: list[str] = []
     previous_top = None
     for header, text in pairs:
@@ -137,11 +138,11 @@ def _grouped(pairs: list[tuple[tuple[str, ...], str]]) -> str:
             parts[-1] += f", {' '.join(header[1:])} {text}"
             continue
         if len(header) > 1:
-            parts.append(f"{header[0]}: {' '.join(header[1:])} {text}")
+            parts.append(f"{header[0]}{LABEL_SEPARATOR}{' '.join(header[1:])} {text}")
         else:
-            parts.append(_labelled(header[0] if header else "", text))
+            parts.append(labelled(header[0] if header else "", text))
         previous_top = header[0] if len(header) > 1 else None
-    return "; ".join(parts)
+    return parts
 
 
 def _pairs(row: list[str], headers: list[tuple[str, ...]]) -> list[tuple[tuple[str, ...], str]]:
@@ -156,10 +157,6 @@ def _pairs(row: list[str], headers: list[tuple[str, ...]]) -> list[tuple[tuple[s
             continue
         pairs.append((header, text))
     return pairs
-
-
-def _labelled(header: str, text: str) -> str:
-    return f"{header}: {text}" if header and header != text else text
 
 
 def _text_of(cell: Tag) -> str:

@@ -35,10 +35,6 @@ def article_url(origin: str, articlepath: str, title: str) -> str:
     return normalize_url(origin + articlepath.replace("$1", quote(title.replace(" ", "_"), safe=_PATH_SAFE)))
 
 
-def host_of(url: str) -> str:
-    return urlsplit(url).netloc
-
-
 def is_loopback(netloc: str) -> bool:
     """Whether a URL's host ("127.0.0.1:8080", "localhost", "[::1]:80") is this machine: 127.0.0.0/8, ::1
     (IPv4-mapped too), ``localhost`` and names under ``.localhost`` (RFC 6761). Names are not resolved."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from crawler.extract import EXTRACTOR_VERSION
 from crawler.settings import CrawlSettings
-from index.documents import file_sha256
+from index.sources import file_sha256
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from tabulate import tabulate
 from eval.players_view import PlayersView, calibration_error, risk_coverage, write_trust_chart
 
 IR, QA, FULL = "ir", "qa", "full"
-KIND_LABELS = {IR: "IR top-3", QA: "QA (page given)", FULL: "Full system"}
+EVALUATION_LABELS = {IR: "IR top-3", QA: "QA (page given)", FULL: "Full system"}
 
 
 @dataclass
@@ -42,7 +42,7 @@ class QuestionResult:
 class ConfigResult:
     """One configuration of one evaluation, e.g. ('full', 'tuned index + fallback:minilm')."""
 
-    kind: str
+    evaluation: str             # IR, QA or FULL (the JSON key is "kind")
     name: str
     description: str = ""
     ran: bool = True
@@ -60,12 +60,12 @@ class ConfigResult:
         """IR: top-3 accuracy; QA and full: mean F1."""
         if not self.ran or not self.questions:
             return None
-        values = [q.hit for q in self.questions] if self.kind == IR else [q.f1 for q in self.questions]
+        values = [q.hit for q in self.questions] if self.evaluation == IR else [q.f1 for q in self.questions]
         return sum(values) / len(values)
 
     @property
     def em(self) -> float | None:
-        if not self.ran or not self.questions or self.kind == IR:
+        if not self.ran or not self.questions or self.evaluation == IR:
             return None
         return sum(q.em for q in self.questions) / len(self.questions)
 
@@ -80,13 +80,13 @@ class ConfigResult:
     def players_view(self) -> PlayersView | None:
         """Right, wrong and unsure replies of a full-system configuration that ran (what players see; with
         the page given, the confidence lacks its retrieval signals and says nothing a player would see)."""
-        if not self.ran or self.kind != FULL or not self.questions:
+        if not self.ran or self.evaluation != FULL or not self.questions:
             return None
         return PlayersView.of(self.questions)
 
     def summary(self) -> dict:
         view = self.players_view()
-        return {"kind": self.kind, "name": self.name, "description": self.description, "ran": self.ran,
+        return {"kind": self.evaluation, "name": self.name, "description": self.description, "ran": self.ran,
                 "not_run_reason": self.not_run_reason, "n": self.n, "score": self.score, "em": self.em,
                 "total_seconds": round(self.total_seconds, 3),
                 "p50_seconds": _round(self.latency(0.5)), "p95_seconds": _round(self.latency(0.95)),
@@ -121,12 +121,12 @@ class EvalReport:
     measured_at: str = field(default_factory=lambda: datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     machine: str = field(default_factory=lambda: describe_machine())
 
-    def headline(self, kind: str) -> float | None:
-        config = self.default_config(kind)
+    def headline(self, evaluation: str) -> float | None:
+        config = self.default_config(evaluation)
         return config.score if config is not None else None
 
-    def default_config(self, kind: str) -> ConfigResult | None:
-        return next((c for c in self.configs if c.kind == kind and c.default and c.ran), None)
+    def default_config(self, evaluation: str) -> ConfigResult | None:
+        return next((c for c in self.configs if c.evaluation == evaluation and c.default and c.ran), None)
 
     def players_view_rows(self) -> list[list[str]]:
         rows = []
@@ -135,7 +135,7 @@ class EvalReport:
             if view is None:
                 continue
             counts = view.counts
-            rows.append([KIND_LABELS[c.kind], c.name + (" *" if c.default else ""), view.n, counts["right"],
+            rows.append([EVALUATION_LABELS[c.evaluation], c.name + (" *" if c.default else ""), view.n, counts["right"],
                          counts["wrong"], counts["unsure-expected"], counts["unsure-other"], counts["unknown"],
                          _fmt(view.precision, ".3f"), _fmt(view.coverage, ".3f"),
                          _fmt(view.unsure_points_to_expected, ".3f"), _fmt(calibration_error(c.questions), ".3f")])
@@ -156,10 +156,10 @@ class EvalReport:
         for c in self.configs:
             name = c.name + (" *" if c.default else "")
             if not c.ran:
-                rows.append([KIND_LABELS[c.kind], name, "not run", "", "", "", "", c.not_run_reason])
+                rows.append([EVALUATION_LABELS[c.evaluation], name, "not run", "", "", "", "", c.not_run_reason])
                 continue
-            metric = f"acc {c.score:.3f}" if c.kind == IR else f"F1 {c.score:.3f}"
-            rows.append([KIND_LABELS[c.kind], name, metric, _fmt(c.em, ".3f"), f"{c.total_seconds:.1f}",
+            metric = f"acc {c.score:.3f}" if c.evaluation == IR else f"F1 {c.score:.3f}"
+            rows.append([EVALUATION_LABELS[c.evaluation], name, metric, _fmt(c.em, ".3f"), f"{c.total_seconds:.1f}",
                          _fmt(c.latency(0.5), ".3f"), _fmt(c.latency(0.95), ".3f"), c.description])
         return rows
 
@@ -183,7 +183,7 @@ class EvalReport:
             "measured_at": self.measured_at,
             "machine": self.machine,
             "configurations": [c.summary() for c in self.configs],
-            "per_question": {f"{c.kind}:{c.name}": [asdict(q) for q in c.questions] for c in self.configs if c.ran},
+            "per_question": {f"{c.evaluation}:{c.name}": [asdict(q) for q in c.questions] for c in self.configs if c.ran},
         }
 
     def write_json(self, path: Path) -> None:
@@ -199,7 +199,7 @@ class EvalReport:
                              "abstained", "verdict", "reply"])
             for c in self.configs:
                 for q in c.questions:
-                    writer.writerow([c.kind, c.name, q.line, q.question, q.expected_title, int(q.hit),
+                    writer.writerow([c.evaluation, c.name, q.line, q.question, q.expected_title, int(q.hit),
                                      " ; ".join(q.retrieved), q.answer, q.answer_title, f"{q.f1:.4f}",
                                      f"{q.em:.0f}", f"{q.seconds:.4f}", f"{q.confidence:.4f}",
                                      int(q.abstained), q.verdict, q.reply])
@@ -233,11 +233,11 @@ class EvalReport:
                                     for t, cov, prec in _thin(risk_coverage(full.questions))],
                                    headers=["threshold", "coverage", "precision"], tablefmt="github"), ""]
         misses = [(c, q) for c in self.configs if c.default and c.ran for q in c.questions
-                  if (c.kind == IR and not q.hit) or (c.kind != IR and q.f1 < 0.5)]
+                  if (c.evaluation == IR and not q.hit) or (c.evaluation != IR and q.f1 < 0.5)]
         if misses:
             lines += ["## Misses of the default configurations", "",
-                      tabulate([[KIND_LABELS[c.kind], q.line, q.question, q.expected_title,
-                                 " ; ".join(q.retrieved) if c.kind == IR else q.answer, f"{q.f1:.2f}"]
+                      tabulate([[EVALUATION_LABELS[c.evaluation], q.line, q.question, q.expected_title,
+                                 " ; ".join(q.retrieved) if c.evaluation == IR else q.answer, f"{q.f1:.2f}"]
                                 for c, q in misses],
                                headers=["evaluation", "line", "question", "expected", "got", "F1"],
                                tablefmt="github"), ""]
@@ -250,18 +250,18 @@ class EvalReport:
         import matplotlib.pyplot as plt
 
         ran = [c for c in self.configs if c.ran]
-        labels = [f"{KIND_LABELS[c.kind]}\n{c.name}" for c in ran]
+        labels = [f"{EVALUATION_LABELS[c.evaluation]}\n{c.name}" for c in ran]
         colors = {IR: "#4c72b0", QA: "#55a868", FULL: "#c44e52"}
         fig, (ax_score, ax_time) = plt.subplots(1, 2, figsize=(13, 0.55 * len(ran) + 1.8), sharey=True)
         ys = range(len(ran))
-        ax_score.barh(ys, [c.score for c in ran], color=[colors[c.kind] for c in ran])
+        ax_score.barh(ys, [c.score for c in ran], color=[colors[c.evaluation] for c in ran])
         for y, c in zip(ys, ran):
             ax_score.text(min(c.score + 0.01, 0.9), y, f"{c.score:.2f}", va="center", fontsize=8)
         ax_score.set_xlim(0, 1)
         ax_score.set_xlabel("IR top-3 accuracy / F1")
         ax_score.set_yticks(list(ys), labels, fontsize=8)
         ax_score.invert_yaxis()
-        ax_time.barh(ys, [c.latency(0.5) for c in ran], color=[colors[c.kind] for c in ran], alpha=0.6,
+        ax_time.barh(ys, [c.latency(0.5) for c in ran], color=[colors[c.evaluation] for c in ran], alpha=0.6,
                      label="p50")
         ax_time.scatter([c.latency(0.95) for c in ran], list(ys), color="black", marker="|", s=120, label="p95")
         ax_time.set_xscale("log")

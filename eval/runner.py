@@ -114,8 +114,8 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
             try:
                 reader = reader_config.load()
             except Exception as exc:  # noqa: BLE001 - any load failure means "not run here"
-                for kind in (QA, FULL):
-                    configs.append(ConfigResult(kind, reader_config.name, reader_config.description,
+                for evaluation in (QA, FULL):
+                    configs.append(ConfigResult(evaluation, reader_config.name, reader_config.description,
                                                 ran=False, not_run_reason=first_line(exc)))
                 bar.update(2 * len(questions))
                 continue
@@ -133,7 +133,7 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
                         configs.append(evaluate_full(replace(reader_config, default=False), other, jarvis,
                                                      questions, resolver, bar))
 
-    configs.sort(key=lambda c: ({IR: 0, QA: 1, FULL: 2}[c.kind], not c.default))
+    configs.sort(key=lambda c: ({IR: 0, QA: 1, FULL: 2}[c.evaluation], not c.default))
     report = EvalReport(questions_file=_display_path(options.questions), configs=configs)
     for path in report.write_all(options.out_dir, options.json_path):
         log.info("wrote %s", path)

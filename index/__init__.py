@@ -8,6 +8,8 @@
     with Searcher("my-index") as searcher:
         for hit in searcher.search("how do i make a workbench", k=3):
             print(hit.title, hit.score, len(hit.paragraphs))
+        index = searcher.snapshot()                      # CURRENT read once: version, sites, glossary
+        hits = index.search("what do cows drop", k=3)    # ... and its search
 
 Schema, scoring and query parsing live in profiles.py ("tuned" and "baseline"); the
 directory layout and atomic swap in layout.py; what an index is built from (corpora, the guide,
@@ -22,7 +24,8 @@ _HOMES = {
     "SearchIndexError": "index.errors",
     "BASELINE": "index.profiles", "PROFILES": "index.profiles", "TUNED": "index.profiles",
     "IndexProfile": "index.profiles", "get_profile": "index.profiles",
-    "Hit": "index.search", "Searcher": "index.search", "question_words": "index.search",
+    "Hit": "index.search", "IndexSnapshot": "index.search", "Searcher": "index.search",
+    "question_words": "index.search",
     "CorpusSource": "index.sources", "GuideSource": "index.sources", "SiteClashError": "index.sources",
     "Source": "index.sources", "load_sources": "index.sources", "sources_with": "index.sources",
 }

@@ -20,12 +20,12 @@ from tqdm import tqdm
 from whoosh import index as whoosh_index
 
 from crawler.corpus import CorpusError, Page
-from index.documents import file_sha256, page_fingerprint, to_document
+from index.documents import page_fingerprint, to_document
 from index.errors import SearchIndexError
 from index.glossary import Glossary
 from index.layout import USER_GLOSSARY_FILE, Generation, IndexDir, IndexMeta, write_meta
 from index.profiles import IndexProfile, get_profile
-from index.sources import Source, load_sources, page_key
+from index.sources import Source, file_sha256, load_sources, page_key
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.Path
     profile = get_profile(profile)
     procs = procs if procs is not None else _available_cpus()
     if procs < 1:
-        raise SearchIndexError(f"--procs must be at least 1 (got {procs})")
+        raise SearchIndexError(f"must be at least 1 (got {procs})", setting="procs")
     layout = IndexDir(index_dir)
     layout.check_buildable()
     corpus = load_sources(corpus_path)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +33,6 @@ ENCODER_NAME = "all-MiniLM-L6-v2"
 VECTORS_FILE = "vectors.npy"
 VECTORS_INDEX_FILE = "vectors.json"
 PAGE_TEXT_WORDS = 40          # of the lead: what a page is about is said in its first sentences
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 
 class EncoderUnavailableError(Exception):
@@ -91,14 +89,11 @@ class DenseEncoder:
     def _load_torch(cls, path: Path) -> "DenseEncoder":
         try:
             from transformers import AutoModel, AutoTokenizer
-            from transformers.utils import logging as hf_logging
 
-            hf_logging.disable_progress_bar()   # loading from disk: no "Loading weights" bar
-            try:
-                return cls(AutoTokenizer.from_pretrained(str(path), local_files_only=True),
-                           AutoModel.from_pretrained(str(path), local_files_only=True))
-            finally:
-                hf_logging.enable_progress_bar()
+            # Loaded from disk: the entry point turns transformers' "Loading weights" bar off for the
+            # process (jarvis/runtime.py); a library does not change it.
+            return cls(AutoTokenizer.from_pretrained(str(path), local_files_only=True),
+                       AutoModel.from_pretrained(str(path), local_files_only=True))
         except (ImportError, OSError, ValueError) as exc:
             raise EncoderUnavailableError(f"sentence-embedding model unavailable ({exc})") from exc
 

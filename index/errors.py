@@ -1,42 +1,47 @@
-"""User errors of the index stage (the CLI prints them as one line, see jarvis/errors.py).
+"""User errors of the index stage, as data (crawler.errors.UserError: the CLI prints them as one line).
 
-index/ does not import jarvis, so it has its own classes with ``user_error = True``.
+index/ does not import jarvis; its errors are ``crawler.errors.UserError``s like every stage's. The
+way out of a missing or broken index is to build it: ``REMEDIES`` says so as the library would
+(``index.build_index``); the CLI says it with its own command.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-BUILD_HINT = "jarvis index --corpus FILE --index {dir}"
+from crawler.errors import UserError
+
+BUILD = "build index"        # remedy: no index there yet
+REBUILD = "rebuild index"    # remedy: an index that cannot be read
+BUILD_ELSEWHERE = "build index elsewhere"   # remedy: the path holds something else; build in a new directory
 
 
-class SearchIndexError(Exception):
+class SearchIndexError(UserError):
     """A problem with an index directory that the user can fix (named so it does not shadow IndexError)."""
 
-    user_error = True
+    REMEDIES = {BUILD: "; build one with index.build_index(corpus, {path})",
+                REBUILD: "; rebuild it with index.build_index(corpus, {path})",
+                BUILD_ELSEWHERE: "; build one in a new directory with index.build_index(corpus, {path}) and use that"}
 
 
 class IndexNotFoundError(SearchIndexError):
     """No index at the directory (missing, empty, or holding something else).
 
-    ``problem`` says what is there instead ("no index at DIR" by default); ``build_dir`` is where the hint
-    says to build one when it cannot be ``index_dir`` itself (a file, or a folder of other files: a build
-    refuses both, so the hint names a new directory that it accepts)."""
+    ``problem`` says what is there instead ("no index at DIR" by default). The way out is to build one
+    there (``path``: the index directory), or, when a build would refuse ``index_dir`` (a file, or a folder
+    of other files), in a new directory that it accepts (``build_dir``; then ``path`` is that directory)."""
 
     def __init__(self, index_dir: Path, what: str = "no index", build_dir: Path | None = None,
                  problem: str = "") -> None:
-        if build_dir is None:
-            hint = f"build one with `{BUILD_HINT.format(dir=index_dir)}`"
-        else:
-            hint = f"build one in a new directory with `{BUILD_HINT.format(dir=build_dir)}` and use that"
-        super().__init__(f"{problem or f'{what} at {index_dir}'}; {hint}")
+        self.index_dir = index_dir
+        super().__init__(problem or f"{what} at {index_dir}", path=build_dir or index_dir,
+                         remedy=BUILD if build_dir is None else BUILD_ELSEWHERE)
 
 
 class IndexCorruptError(SearchIndexError):
     """The directory looks like an index but cannot be opened."""
 
     def __init__(self, index_dir: Path, detail: str) -> None:
-        super().__init__(f"index at {index_dir} is corrupt or incomplete ({detail}); "
-                         f"rebuild it with `{BUILD_HINT.format(dir=index_dir)}`")
+        super().__init__(f"index at {index_dir} is corrupt or incomplete ({detail})", path=index_dir, remedy=REBUILD)
 
 
 class IndexBusyError(SearchIndexError):

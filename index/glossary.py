@@ -6,7 +6,7 @@ A question that uses one gets the wiki's name added ("what does a notch apple do
 apple)"), so both the lexical and the dense ranking see the name the pages use.
 
 The words are data: ``index/data/glossary.tsv`` for the Minecraft Wiki, and a server's own file merged
-over it (``jarvis index --glossary FILE``, stored in the index so that every search uses it).
+over it (given to ``build_index``, stored in the index so that every search uses it).
 
     glossary = Glossary.bundled().merged(Glossary.load(path))
     glossary.expand("what does a notch apple do")   # "... (enchanted golden apple)"

@@ -1,7 +1,7 @@
 """Which page kinds a question asks for.
 
 Retrieval plays down tutorials, April Fools features, removed ("(old)") features, spin-off games
-and version pages (settings.RetrievalSettings.kind_prior), because a plain question ("what do cows
+and version pages (settings.RetrievalSettings.page_kind_prior), because a plain question ("what do cows
 drop?") is about the current game. A question that names such a kind ("tutorial", "april fools",
 "in dungeons", "java edition 1.20", "what did old villagers do") gets that kind at full weight.
 """
@@ -21,14 +21,14 @@ _ASKED = {
 }
 
 
-def asked_kinds(question: str) -> frozenset[str]:
+def asked_page_kinds(question: str) -> frozenset[str]:
     """The non-article page kinds the question itself names."""
     text = " ".join(question.casefold().split())
-    return frozenset(kind for kind, pattern in _ASKED.items() if pattern.search(text))
+    return frozenset(page_kind for page_kind, pattern in _ASKED.items() if pattern.search(text))
 
 
-def kind_weight(kind: str, asked: frozenset[str], prior: dict[str, float]) -> float:
+def page_kind_weight(page_kind: str, asked: frozenset[str], prior: dict[str, float]) -> float:
     """The multiplier of a page's fused score: 1 for articles and for kinds the question asks for."""
-    if kind in asked:
+    if page_kind in asked:
         return 1.0
-    return prior.get(kind, 1.0)
+    return prior.get(page_kind, 1.0)

@@ -1,8 +1,11 @@
 """Searching an index directory: player questions in, top pages (with their paragraphs) out.
 
-One long-lived `Searcher` serves many queries (`jarvis serve`). Before each query it reads the
-directory's CURRENT pointer (a tiny file) and, when a rebuild has swapped in a new generation,
-opens that one and closes the old: no restart, and never a half-built index.
+One long-lived `Searcher` serves many queries (`jarvis serve`). Before each search it reads the
+directory's CURRENT pointer (a tiny file) once and, when a rebuild has swapped in a new generation,
+opens that one and closes the old: no restart, and never a half-built index. A caller that needs
+more than the hits of one search (the answer cache's key, the sites, the glossary: the pipeline)
+takes a ``snapshot()``: the live generation as CURRENT said once, searched and described without
+reading CURRENT again.
 """
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ from index.dense import DenseEncoder, PageVectors
 from index.errors import IndexCorruptError, SearchIndexError
 from index.glossary import Glossary
 from index.layout import USER_GLOSSARY_FILE, Generation, IndexDir
-from index.priors import asked_kinds, kind_weight
+from index.priors import asked_page_kinds, page_kind_weight
 from index.profiles import IndexProfile, get_profile
 from index.settings import RetrievalSettings
 
@@ -50,7 +53,7 @@ class Hit:
     aliases: list[str] = field(default_factory=list)
     paragraphs: list[str] = field(default_factory=list)
     sections: list[list[str]] = field(default_factory=list)   # heading path of each paragraph
-    kind: str = "article"                                     # crawler.corpus.PAGE_KINDS
+    page_kind: str = "article"                                # crawler.corpus.PAGE_KINDS
     site: str = ""                                            # the wiki's name, or "server guide"
     lexical_rank: int | None = None     # 0-based rank in the BM25F ranking (None: not in its top)
     dense_rank: int | None = None       # 0-based rank by page-vector similarity (None: not computed / not top)
@@ -110,7 +113,7 @@ class _OpenGeneration:
     vectors: PageVectors | None = None
     glossary: Glossary = field(default_factory=Glossary)   # the bundled players' words + the index's own
     key_field: str = "key"
-    # docnum -> (key, kind), read once per page: the stored fields hold the paragraphs, too big to
+    # docnum -> (key, page kind), read once per page: the stored fields hold the paragraphs, too big to
     # load again for each of the ~100 candidates of every question (the generation never changes).
     _facts: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
 
@@ -124,7 +127,7 @@ class _OpenGeneration:
         fused: dict[str, dict] = {}
         best = lexical[0][1] if lexical else 0.0
         for rank, (docnum, score) in enumerate(lexical):
-            entry = fused.setdefault(self._key_and_kind(docnum)[0], {"docnum": docnum})
+            entry = fused.setdefault(self._key_and_page_kind(docnum)[0], {"docnum": docnum})
             entry["lexical"] = (rank, score / best if best > 0 else 0.0)
         if self.vectors is not None and query_vector is not None:
             nearest = self.vectors.nearest(query_vector, settings.depth)
@@ -134,7 +137,7 @@ class _OpenGeneration:
                     if key not in fused and cosine < settings.dense_only_min_cosine:
                         continue
                     fused.setdefault(key, {})["dense"] = (rank, (cosine - low) / (high - low) if high > low else 1.0)
-        asked = asked_kinds(words)
+        asked = asked_page_kinds(words)
         scored = []
         for key, entry in fused.items():
             docnum = entry.get("docnum")
@@ -145,13 +148,13 @@ class _OpenGeneration:
             score = sum(weight * _fused_part(settings, *entry[side])
                         for side, weight in (("lexical", settings.lexical_weight), ("dense", settings.dense_weight))
                         if side in entry)
-            score *= kind_weight(self._key_and_kind(docnum)[1], asked, settings.kind_prior)
+            score *= page_kind_weight(self._key_and_page_kind(docnum)[1], asked, settings.page_kind_prior)
             scored.append((score, docnum, entry))
         scored.sort(key=lambda item: -item[0])
         return [self._hit(docnum, score, entry.get("lexical", (None,))[0], entry.get("dense", (None,))[0])
                 for score, docnum, entry in scored[:k]]
 
-    def _key_and_kind(self, docnum: int) -> tuple[str, str]:
+    def _key_and_page_kind(self, docnum: int) -> tuple[str, str]:
         facts = self._facts.get(docnum)
         if facts is None:
             stored = self.searcher.stored_fields(docnum)
@@ -173,7 +176,7 @@ class _OpenGeneration:
         sections = json.loads(stored.get("sections") or "[]") or [[] for _ in paragraphs]
         return Hit(title=stored["title"], score=score, url=stored.get("url", ""),
                    aliases=json.loads(stored.get("aliases") or "[]"), paragraphs=paragraphs, sections=sections,
-                   kind=stored.get("kind") or "article", site=stored.get("site") or "", lexical_rank=lexical_rank,
+                   page_kind=stored.get("kind") or "article", site=stored.get("site") or "", lexical_rank=lexical_rank,
                    dense_rank=dense_rank)
 
     def close(self) -> None:
@@ -185,6 +188,24 @@ def _fused_part(settings: RetrievalSettings, rank: int, scaled: float) -> float:
     if settings.fusion == "rrf":
         return 1.0 / (settings.rrf_k + 1 + rank)
     return scaled
+
+
+@dataclass(frozen=True)
+class IndexSnapshot:
+    """The live generation of an index as CURRENT said once: what one question needs of the index
+    (``Searcher.snapshot()``). Its searches go to that generation while it is open; once a later
+    search has switched the searcher to a newer one, to the live one."""
+
+    version: str                # the generation's version: part of the answer cache's key
+    sites: tuple[str, ...]      # its wikis' names and "server guide", as built; () when unknown
+    glossary: Glossary          # the players' words it searches with
+    profile: str
+    _searcher: "Searcher" = field(repr=False, compare=False)
+    _generation: _OpenGeneration = field(repr=False, compare=False)
+
+    def search(self, query: str, k: int = 3) -> list[Hit]:
+        """The top `k` pages for a player's question, best first; [] when nothing matches."""
+        return self._searcher._search(query, k, self._generation)
 
 
 class Searcher:
@@ -235,10 +256,21 @@ class Searcher:
 
     def search(self, query: str, k: int = 3) -> list[Hit]:
         """The top `k` pages for a player's question, best first; [] when nothing matches."""
+        return self._search(query, k, None)
+
+    def snapshot(self) -> IndexSnapshot:
+        """The live generation, CURRENT read once: its version, sites and glossary, and its search."""
+        with self._lock:
+            current = self._refresh()
+            return IndexSnapshot(current.generation.version, tuple(current.generation.meta.sites), current.glossary,
+                                 current.profile.name, self, current)
+
+    def _search(self, query: str, k: int, pinned: _OpenGeneration | None) -> list[Hit]:
+        """Search ``pinned`` while it is the open generation (no CURRENT read), else the live one."""
         if k < 1:
             raise SearchIndexError(f"k must be at least 1 (got {k})")
         with self._lock:
-            current = self._refresh()
+            current = pinned if pinned is not None and pinned is self._open else self._refresh()
             words = question_words(current.glossary.expand(query))
             if not words:
                 return []
@@ -255,9 +287,11 @@ class Searcher:
                     raise IndexCorruptError(self.index_dir, f"{type(exc).__name__}: {exc}") from exc
                 return self._refresh().search(words, k, self.settings, query_vector)
 
+    # Each property reads CURRENT once; a caller that needs several of them for one question takes a snapshot().
+
     @property
     def version(self) -> str:
-        """Changes whenever the live index changes; part of the reader's answer-cache key."""
+        """Changes whenever the live index changes (the pipeline's answer cache keys on its snapshot's)."""
         with self._lock:
             return self._refresh().generation.version
 

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 # 1.14 and 1.15 (two weak matches: the words "how many" and "set", "blocks"), the next 1.42. 1.3 sits in
 # the middle of 1.24-1.42: all 22 guide questions and 179 of the 181 wiki questions keep their site.
 SERVER_GUIDE_PRIOR = 1.3
+FUSIONS = ("scores", "rrf")   # RetrievalSettings.fusion: how the lexical and dense rankings are fused
 
 
-def _default_kind_prior() -> dict[str, float]:
+def _default_page_kind_prior() -> dict[str, float]:
     # A page that is not a current article about Minecraft itself ranks as if its fused score were
-    # this share of what it is, unless the question asks for that kind (priors.asked_kinds).
+    # this share of what it is, unless the question asks for that kind (priors.asked_page_kinds).
     # The server's own guide (kind "server") counts for more than a wiki page: when a guide page and a
     # wiki page match a question about equally, the guide wins (docs/retrieval.md, bench/bench_guide.py).
     return {"article": 1.0, "tutorial": 0.35, "joke": 0.2, "removed": 0.3, "spinoff": 0.2, "version": 0.3,
@@ -45,4 +46,4 @@ class RetrievalSettings:
     # question (all-MiniLM-L6-v2 cosine): a paraphrase scores ~0.35 and more, nonsense ~0.1, and
     # "xylophone quasar" must find nothing rather than the nearest pages.
     dense_only_min_cosine: float = 0.25
-    kind_prior: dict[str, float] = field(default_factory=_default_kind_prior)
+    page_kind_prior: dict[str, float] = field(default_factory=_default_page_kind_prior)

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Sequence, Union
 from urllib.parse import urlsplit
 
-from crawler.corpus import CorpusError, Page
+from crawler.corpus import CorpusError, Page, iter_corpus
 from crawler.guide import GUIDE_SITE, guide_files, read_guide
+from index.layout import IndexDir
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +77,6 @@ def page_key(page: Page) -> str:
 
 def load_sources(sources: str | os.PathLike | Source | Sequence[str | os.PathLike | Source]) -> LoadedCorpus:
     """Read and check every source (missing, malformed, empty, clashing: CorpusError, a user error)."""
-    from index.documents import file_sha256, load_corpus_pages
-
     sources = as_sources(sources)
     if not sources:
         raise CorpusError("nothing to index: give a corpus or a guide directory")
@@ -133,14 +132,40 @@ def recorded_sources(recorded: list[dict]) -> list[Source]:
 def sources_with(index_dir: str | os.PathLike, corpus: str | os.PathLike) -> list[Source]:
     """What to rebuild an index from after its corpus was crawled again: every source the live index
     records when that corpus is one of them (the other wikis and the guide stay), else the corpus alone."""
-    from index.layout import IndexDir
-
     live = IndexDir(index_dir).live_or_none()
     recorded = recorded_sources(live.meta.sources) if live is not None else []
     wanted = Path(corpus).resolve()
     if any(isinstance(s, CorpusSource) and s.path == wanted for s in recorded):
         return recorded
     return [CorpusSource(Path(corpus))]
+
+
+def load_corpus_pages(path: str | os.PathLike) -> list[Page]:
+    """The pages of a corpus file, unique titles, corpus order (a CorpusError when there are none)."""
+    path = Path(path)
+    if path.is_dir():
+        raise CorpusError(f"{path} is a directory, not a corpus JSONL file")
+    pages: dict[str, Page] = {}
+    for page in iter_corpus(path):
+        title = page.title.strip()
+        if not title:
+            log.warning("%s: skipping a page without a title (%s)", path, page.url)
+        elif title in pages:
+            log.warning("%s: duplicate title %r, keeping the first", path, title)
+        else:
+            page.title = title
+            pages[title] = page
+    if not pages:
+        raise CorpusError(f"corpus {path} has no pages")
+    return list(pages.values())
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def default_site(path: Path, pages: list[Page]) -> str:

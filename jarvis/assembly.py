@@ -14,7 +14,8 @@ way ``jarvis ask`` makes it:
   ``load_reader`` says; it is given the searcher's encoder and the index's glossary;
 - the confidence models: the reader's own (``$JARVIS_HOME/calibration/`` first, then the shipped one), and
   the one for answers from the server's guide pages when one was fitted;
-- passage selection: when the reader declares it reads within a token budget (``Reader.needs``), a selector
+- the passage ranker (jarvis/readers/ranking.py), for the paragraph pre-ranking of ``max_paragraphs`` and for
+  passage selection: when the reader declares it reads within a token budget (``Reader.needs``), a selector
   counting with the reader's tokenizer and window.
 """
 from __future__ import annotations
@@ -27,21 +28,23 @@ from jarvis.config import Config, ReaderSettings
 from jarvis.confidence import ConfidenceModel, load_confidence_model, load_guide_confidence_model
 from jarvis.readers import load_reader
 from jarvis.readers.base import Reader
+from jarvis.readers.ranking import PassageRanker
 
 if TYPE_CHECKING:
     from jarvis.pipeline import Jarvis, Searcher
     from jarvis.readers.passages import PassageSelector
 
 
-def passage_selector(reader: Reader, settings: ReaderSettings) -> "PassageSelector | None":
-    """The selector a reader asks for (None when it reads every passage given)."""
+def passage_selector(reader: Reader, settings: ReaderSettings,
+                     ranker: PassageRanker | None = None) -> "PassageSelector | None":
+    """The selector a reader asks for, ranking with ``ranker`` (None when it reads every passage given)."""
     from jarvis.readers.passages import PassageSelector
 
     needs = reader.needs
     if not needs.passage_selection:
         return None
     window = replace(settings, max_seq_len=needs.max_seq_len, doc_stride=needs.doc_stride)
-    return PassageSelector(window, tokenizer=needs.tokenizer)
+    return PassageSelector(window, tokenizer=needs.tokenizer, ranker=ranker)
 
 
 def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "Searcher | None" = None,
@@ -69,10 +72,11 @@ def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "
         if confidence is None:
             confidence = load_confidence_model(reader.name, settings, config.home)
             guide_confidence = load_guide_confidence_model(reader.name, settings, config.home)
-        selector = passage_selector(reader, settings)
+        ranker = PassageRanker(settings.passages)
+        selector = passage_selector(reader, settings, ranker)
     except BaseException:
         if owned:
             searcher.close()
         raise
     return Jarvis(searcher, reader, confidence, settings, guide_confidence, config.top_k, selector=selector,
-                  owns_searcher=owned)
+                  ranker=ranker, owns_searcher=owned)

@@ -14,8 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from crawler.settings import POLITE_DELAY
-from crawler.settings import TABLE_MODES
+from crawler.errors import FULL_CRAWL, RETRY_OR_START_OVER, START_OVER
+from crawler.settings import POLITE_DELAY, TABLE_MODES
 from jarvis.config import READER_BACKENDS, REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT, Config
 from jarvis.errors import JarvisError, first_line
 from jarvis.readers import READERS
@@ -27,6 +27,20 @@ log = logging.getLogger(__name__)
 # The index profiles (index/profiles.py's PROFILES, kept equal by a test): named here so that parsing
 # the command line does not import the index stage.
 INDEX_PROFILES = ("tuned", "lexical", "baseline")
+
+# Library errors name the settings and arguments at fault as the library calls them (crawler.errors.UserError);
+# this is what the flags that set them are called.
+FLAGS = {"max_pages": "--max-pages", "workers": "--workers", "delay": "--delay", "tables": "--tables",
+         "out_path": "--out", "update": "--update", "procs": "--procs", "since": "--since"}
+# ... and the ways out they suggest, said with the flags (the tail of the message; {path}: the error's path).
+CRAWL_REMEDIES = {
+    FULL_CRAWL: "; run without --update for a full crawl",
+    START_OVER: "; run without --resume to start over",
+    RETRY_OR_START_OVER: "; try again later, or run without --resume to start over",
+}
+BUILD_COMMAND = "jarvis index --corpus FILE --index {path}"
+# What to do about the questions Jarvis could not answer (jarvis report).
+UNANSWERED_REMEDY = "add a guide page (`jarvis index --docs`) or your players' words (`--glossary`)"
 
 
 def _parsed(text: str, cast, what: str):
@@ -96,6 +110,17 @@ class _Parser(argparse.ArgumentParser):
 # --------------------------------------------------------------------------- helpers
 
 
+def _set_up_models(config: Config, answering: bool = True) -> None:
+    """Before a command's first model loads (not before its quick checks): the process-wide settings of the
+    libraries, once (jarvis/runtime.py): no "Loading weights" bars, and for a command that answers questions
+    the compute threads (ReaderSettings.threads). Neither torch nor transformers is imported for it."""
+    from jarvis.runtime import hide_loading_bars, set_threads
+
+    hide_loading_bars()
+    if answering:
+        set_threads(config.reader.threads)
+
+
 def _emit_json(value: object) -> None:
     print(json.dumps(value, ensure_ascii=False, indent=2))
 
@@ -149,14 +174,17 @@ def cmd_crawl(args: argparse.Namespace, config: Config) -> int:
         settings = replace(settings, obey_robots=False)
     if args.no_api:
         settings = replace(settings, use_api=False)
+    if args.update and args.resume:
+        raise JarvisError("--update and --resume do not go together: an update is short, run it again")
     report = crawl(args.start, Path(args.out), settings, max_pages=args.max_pages, resume=args.resume,
                    progress=not args.quiet, update=args.update, site=args.site or "")
-    print(report.summary())
+    print(report.summary(limit_name="--max-pages"))
     if args.index:
         from index import build_index, sources_with
 
         # An index of several sources (other wikis, the guide) is rebuilt from all of them.
         sources = sources_with(Path(args.index), Path(args.out))
+        _set_up_models(config, answering=False)
         stats = build_index(sources, Path(args.index), progress=not args.quiet)  # incremental by fingerprint
         print(stats.summary())
     elif args.update:
@@ -177,6 +205,7 @@ def cmd_index(args: argparse.Namespace, config: Config) -> int:
     if args.docs:
         sources.append(GuideSource(Path(args.docs), docs_url=(args.docs_url or "").strip()))
     glossary = Glossary.load(args.glossary) if args.glossary else (Glossary() if args.no_glossary else None)
+    _set_up_models(config, answering=False)
     try:
         stats = build_index(sources, Path(args.index), profile=args.profile, procs=args.procs,
                             progress=not args.quiet, glossary=glossary)
@@ -190,14 +219,16 @@ def cmd_index(args: argparse.Namespace, config: Config) -> int:
 def cmd_search(args: argparse.Namespace, config: Config) -> int:
     from index import Searcher
 
+    _set_up_models(config, answering=False)
     with Searcher(_index_dir(args, config)) as searcher:
-        hits = searcher.search(args.query, k=args.k)
+        index = searcher.snapshot()
+        hits = index.search(args.query, k=args.k)
     if args.json:
         _emit_json([{"title": h.title, "score": round(h.score, 4), "url": h.url, "site": h.site} for h in hits])
     elif not hits:
         print("no pages matched")
     else:
-        several = len(searcher.sites) > 1
+        several = len(index.sites) > 1
         for rank, hit in enumerate(hits, 1):
             site = f", {hit.site}" if several and hit.site else ""
             print(f"{rank}. {hit.title}{site}  ({hit.score:.2f})")
@@ -241,6 +272,7 @@ def cmd_ask(args: argparse.Namespace, config: Config) -> int:
     if args.redis is not None:
         answer = _ask_pool(question, config)
     else:
+        _set_up_models(config)
         with assemble(config, _index_dir(args, config)) as jarvis:
             answer = jarvis.ask(question)
     if args.json:
@@ -374,6 +406,8 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
     from jarvis.questionlog import open_question_log
 
     question_log = open_question_log(config)
+    if pool is None:
+        _set_up_models(config)
     with (pool if pool is not None else assemble(config, _index_dir(args, config))) as answerer:
         return serve(config.bridge, answerer, max_questions=args.max_questions, bot=bot, salt=salt,
                      log_player_names=config.log.player_names, profiles=config.home / "microsoft",
@@ -409,6 +443,7 @@ def cmd_worker(args: argparse.Namespace, config: Config) -> int:
         others = [name for name in ("reader", "retrieval") if getattr(fresh, name) != getattr(config, name)]
         return fresh.redis, others + (["index"] if fresh_index != index else [])
 
+    _set_up_models(config)
     with assemble(config, _index_dir(args, config)) as jarvis:
         worker = Worker(link, jarvis.ask, reader_name=jarvis.reader.name, name=args.name,
                         max_questions=args.max_questions, reload=reload if args.config else None)
@@ -439,11 +474,11 @@ def cmd_report(args: argparse.Namespace, config: Config) -> int:
     if contents.corrupt:
         log.warning("skipped %d corrupt line(s) of the question log", contents.corrupt)
     report = build_report(contents, since, now)
-    paths = report.write_all(Path(args.out)) if args.out else []
+    paths = report.write_all(Path(args.out), remedy=UNANSWERED_REMEDY) if args.out else []
     if args.json:
         _emit_json(report.to_json())
     else:
-        print(report.markdown(chart_name="chart.png" if paths else None))
+        print(report.markdown(chart_name="chart.png" if paths else None, remedy=UNANSWERED_REMEDY))
         if paths:
             print(f"wrote {', '.join(str(p) for p in paths)}")
     return 0
@@ -470,6 +505,7 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
         quick=args.quick,
         progress=not args.quiet,
     )
+    _set_up_models(config)
     report = run_eval(options, config)
     print(report.table())
     return 0
@@ -490,6 +526,7 @@ def cmd_calibrate(args: argparse.Namespace, config: Config) -> int:
                                  index_dir=Path(args.index) if args.index else None,
                                  out=Path(args.out) if args.out else None, precision=args.precision,
                                  progress=not args.quiet)
+    _set_up_models(config)
     result = run_calibration(options, config, reader_name=config.reader.reader or None)
     print(result.summary())
     return 0
@@ -503,6 +540,7 @@ def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
         raise JarvisError("train-reader needs --questions FILE (or --examples FILE written by --write-examples)")
     if not args.write_examples and not args.out:
         raise JarvisError("train-reader needs --out DIR: where to write the trained reader")
+    _set_up_models(config, answering=False)   # the trainer sets its own threads (--threads)
     try:
         dev = [e for path in args.dev_examples or [] for e in read_examples(Path(path))]
         prebuilt = [e for path in args.examples or [] for e in read_examples(Path(path))]
@@ -532,7 +570,7 @@ def _training_examples(args: argparse.Namespace, config: Config, options) -> lis
     from eval.runner import corpus_key
     from index import Searcher, ensure_index
     from jarvis.pipeline import normalize_question
-    from jarvis.readers.passages import PassageSelector
+    from jarvis.readers.ranking import PassageRanker
     from jarvis.training import GoldQuestion, build_examples, search_all
 
     corpora = [Path(c) for c in args.corpus or []]
@@ -558,7 +596,7 @@ def _training_examples(args: argparse.Namespace, config: Config, options) -> lis
     with Searcher(index_dir, config.retrieval) as searcher:
         searcher.warm_up()
         hits = search_all(searcher, [q.text for q in kept], k=4, progress=not args.quiet)
-    ranker = PassageSelector(config.reader, embedder=None)
+    ranker = PassageRanker(config.reader.passages)
     examples, report = build_examples(kept, pages, ranker, search=lambda question, k: hits[question][:k],
                                       same_page=options.same_page, other_page=options.other_page,
                                       seed=options.train.seed, progress=not args.quiet)
@@ -603,11 +641,35 @@ def _add_worker(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    common, reader_opts = _common_options(), _reader_options()
+    parser = _Parser(prog="jarvis", parents=[common],
+                     description="Jarvis: answers Minecraft questions from a wiki, in the terminal or in game chat.")
+    subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def sub(name: str, handler: Callable[[argparse.Namespace, Config], int], help_: str,
+            *extra_parents: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p = subs.add_parser(name, parents=[common, *extra_parents], help=help_, description=help_)
+        p.set_defaults(handler=handler)
+        return p
+
+    for add_command in (_crawl_command, _index_command, _search_command, _ask_command, _serve_command,
+                        _worker_command, _report_command, _eval_command, _calibrate_command, _train_reader_command, _sample_wiki_command,
+                        _realbed_wiki_command):
+        add_command(sub, reader_opts)
+    return parser
+
+
+def _common_options() -> argparse.ArgumentParser:
+    """The flags of every command."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv: debug)")
     common.add_argument("-q", "--quiet", action="store_true", help="no progress bars, errors only")
     common.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    return common
 
+
+def _reader_options() -> argparse.ArgumentParser:
+    """The reader flags of ask, serve and calibrate."""
     reader_opts = argparse.ArgumentParser(add_help=False)
     reader_opts.add_argument("--model", metavar="ID_OR_PATH", help="QA model: hub id or local directory "
                              f"(default: $JARVIS_MODEL or {Config().reader.model})")
@@ -630,17 +692,10 @@ def build_parser() -> argparse.ArgumentParser:
                                   f"point to the page (default: the one chosen with the reader's confidence model)")
     reader_opts.add_argument("--confidence-model", metavar="FILE", default=None,
                              help="the confidence model to use (default: the reader's own, see jarvis calibrate)")
+    return reader_opts
 
-    parser = _Parser(prog="jarvis", parents=[common],
-                     description="Jarvis: answers Minecraft questions from a wiki, in the terminal or in game chat.")
-    subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    def sub(name: str, handler: Callable[[argparse.Namespace, Config], int], help_: str,
-            *extra_parents: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p = subs.add_parser(name, parents=[common, *extra_parents], help=help_, description=help_)
-        p.set_defaults(handler=handler)
-        return p
-
+def _crawl_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
     p = sub("crawl", cmd_crawl, "crawl a MediaWiki site into a corpus JSONL file")
     p.add_argument("--start", required=True, metavar="URL", help="article URL to start from, e.g. https://minecraft.wiki/w/Cow")
     p.add_argument("--out", required=True, metavar="FILE", help="corpus JSONL to write")
@@ -666,6 +721,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="content tables: drop them, make each row a sentence (\"Header: cell; ...\"), or a text "
                         "led by the row's subject (\"Raw Beef — Roll Chance: 100%%; ...\") (default: %(default)s)")
 
+
+def _index_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
     p = sub("index", cmd_index, "build (or rebuild, atomically) a search index from corpora and a server guide")
     p.add_argument("--corpus", action=_CorpusAction, metavar="FILE", dest="corpora",
                    help="corpus JSONL of a wiki (repeatable: several wikis in one index)")
@@ -691,12 +748,16 @@ def build_parser() -> argparse.ArgumentParser:
                             "searched with over the bundled ones; kept by later builds of the index")
     words.add_argument("--no-glossary", action="store_true", help="remove the index's own players' words")
 
+
+def _search_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
     p = sub("search", cmd_search, "show the top pages for a query")
     p.add_argument("query", metavar="QUERY")
     p.add_argument("--index", metavar="DIR", help="index directory (default: the bundled corpus's)")
     p.add_argument("-k", type=_positive, default=Config().top_k, metavar="N", help="number of pages (default: %(default)s)")
     p.add_argument("--json", action="store_true", help='print [{"title": ..., "score": ..., "url": ..., "site": ...}]')
 
+
+def _ask_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
     p = sub("ask", cmd_ask, "answer one question", reader_opts)
     p.add_argument("question", metavar="QUESTION")
     p.add_argument("--index", metavar="DIR", help="index directory (default: the bundled corpus's)")
@@ -707,6 +768,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-log", action="store_true", help="do not add the question to the question log")
     p.add_argument("--redis", **_redis_flag("ask the worker pool instead of answering here (the same output)"))
 
+
+def _serve_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
     p = sub("serve", cmd_serve, "run the in-game chat bridge: the RaspberryJuice API, or a player bot (--bot)",
             reader_opts)
     p.add_argument("--config", metavar="FILE", default=None,
@@ -745,9 +808,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where the bot answers: a whisper by whisper and public chat in public (same), always by "
                         f"whisper (private), always in public (public) (default: {Config().bot.reply})")
 
-    _add_worker(sub("worker", cmd_worker, "answer questions from the Redis stream of the worker pool (any number "
-                   "of workers, on any machines that reach Redis)", reader_opts))
 
+
+def _worker_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
+    _add_worker(sub("worker", cmd_worker, "answer questions from the Redis stream of the worker pool (any number "
+                    "of workers, on any machines that reach Redis)", reader_opts))
+
+
+def _report_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
     p = sub("report", cmd_report, "summarise the question log: questions answered, unsure and unknown, latency, "
                                   "the questions left unanswered or marked wrong, the most-read pages")
     p.add_argument("--since", default="7d", metavar="SPAN",
@@ -760,6 +828,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log", metavar="FILE", default=None,
                    help="the question log (default: $JARVIS_HOME/log/questions.jsonl)")
 
+
+def _eval_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
     p = sub("eval", cmd_eval, "run the IR, QA and full-system evaluations")
     p.add_argument("--questions", metavar="FILE", help="question file (default: eval/questions.txt)")
     p.add_argument("--index", metavar="DIR", help="tuned index to evaluate (default: built from --corpus)")
@@ -774,6 +844,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="directory for report.md, chart.png and questions.csv (default: %(default)s)")
     p.add_argument("--quick", action="store_true", help="only the default configuration, no side-by-side")
 
+
+def _calibrate_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
     p = sub("calibrate", cmd_calibrate, "fit the confidence model of a reader on questions with gold answers",
             reader_opts)
     p.add_argument("--questions", action="append", required=True, metavar="FILE",
@@ -787,6 +859,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--precision", type=_probability, default=0.8, metavar="P",
                    help="suggest the threshold at which stated answers are this share right (default: %(default)s)")
 
+
+def _train_reader_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
     p = sub("train-reader", cmd_train_reader,
             "fine-tune an extractive reader on questions with gold spans (docs/reader-training.md)")
     p.add_argument("--questions", action="append", metavar="FILE",
@@ -822,17 +896,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default: %(default)s)")
     p.add_argument("--threads", type=_non_negative, default=0, metavar="N", help="CPU threads (default: torch's)")
 
+
+def _sample_wiki_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
     p = sub("sample-wiki", cmd_sample_wiki, "serve the bundled sample wiki on localhost as MediaWiki-style HTML")
     p.add_argument("--port", type=_port, default=SAMPLE_WIKI_PORT, metavar="P", help="port (default: %(default)s; 0 picks a free one)")
     p.add_argument("--host", default=SAMPLE_WIKI_HOST, metavar="H", help="address to bind (default: %(default)s)")
 
+
+def _realbed_wiki_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
     p = sub("realbed-wiki", cmd_realbed_wiki,
             "serve the real-wiki test bed (../shared/realwiki) on localhost as minecraft.wiki serves it")
     p.add_argument("--port", type=_port, default=REALBED_PORT, metavar="P", help="port (default: %(default)s; 0 picks a free one)")
     p.add_argument("--host", default=SAMPLE_WIKI_HOST, metavar="H", help="address to bind (default: %(default)s)")
     p.add_argument("--pages", default=str(REALBED_PAGES), metavar="FILE",
                    help="the test bed's pages.json.gz (default: ../shared/realwiki/pages.json.gz beside the repository)")
-    return parser
+
+
+def _worded(exc: BaseException) -> str:
+    """An error as one line in the CLI's words: the settings a library error names as their flags, the way
+    out it suggests with the flags and commands that take it."""
+    worded = getattr(exc, "worded", None)
+    if worded is None:
+        return first_line(exc)
+    from index.errors import BUILD, BUILD_ELSEWHERE, REBUILD
+    from jarvis.settings_file import secret_remedy
+
+    remedies = {**CRAWL_REMEDIES, BUILD: f"; build one with `{BUILD_COMMAND}`",
+                REBUILD: f"; rebuild it with `{BUILD_COMMAND}`",
+                BUILD_ELSEWHERE: f"; build one in a new directory with `{BUILD_COMMAND}` and use that",
+                secret_remedy("bridge", "mc_token"): " (or serve --mc-token)"}
+    text = str(worded(lambda setting: FLAGS.get(setting, setting), remedies)).strip()
+    return text.splitlines()[0] if text else first_line(exc)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -852,7 +946,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             raise
         user_error = isinstance(exc, (JarvisError, OSError)) or getattr(exc, "user_error", False)
-        message = first_line(exc)
+        message = _worded(exc)
         if user_error:
             print(f"jarvis {args.command}: error: {message}", file=sys.stderr)
             return 1

@@ -109,7 +109,9 @@ class ReaderSettings:
     # package; the sentence reader fallback:auto if its file is missing) | auto | minilm | lexical.
     fallback: str = "jarvis"
     fallback_tuning: FallbackSettings = field(default_factory=FallbackSettings)
-    threads: int = 0                    # torch threads for the span reader (0: torch's default, at most 8)
+    # CPU threads of the process's models (torch's and the span reader's onnxruntime sessions), set once by the
+    # entry point (jarvis/runtime.py; 0: the machine's cores, at most 8).
+    threads: int = 0
     # Dynamic int8 quantization of the span reader on a CPU: ~2.7x faster (bench/bench_reader.py), the
     # only way to the 1.5 s target on 2 cores; a GPU, when present, is used instead (no quantization).
     quantize: bool = True

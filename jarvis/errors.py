@@ -1,16 +1,18 @@
 """User errors: problems the user can fix (bad input, missing file, unreachable host).
 
 The CLI prints any exception whose class has ``user_error = True`` as one line
-(``jarvis ask: error: <message>``) and exits non-zero, without a traceback.
-The pipeline stages crawler/ and index/ never import jarvis: they follow the same convention
-with their own exception classes. (eval/ measures the whole system, so it does import jarvis.)
+(``jarvis ask: error: <message>``) and exits non-zero, without a traceback. ``JarvisError`` is a
+``crawler.errors.UserError``, the shape the errors of every stage share: data (what, which setting,
+which file, the way out) that the CLI words with its flag names. The pipeline stages crawler/ and
+index/ never import jarvis. (eval/ measures the whole system, so it does import jarvis.)
 """
+from __future__ import annotations
+
+from crawler.errors import UserError
 
 
-class JarvisError(Exception):
+class JarvisError(UserError):
     """A problem the user can fix."""
-
-    user_error = True
 
 
 def first_line(exc: BaseException) -> str:

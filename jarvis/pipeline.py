@@ -22,17 +22,16 @@ import time
 import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Protocol, Sequence
 
-from crawler.guide import GUIDE_KIND, GUIDE_SITE
-from jarvis.config import Config, ReaderSettings
+from crawler.guide import GUIDE_PAGE_KIND, GUIDE_SITE
+from jarvis.config import ReaderSettings
 from jarvis.confidence import ConfidenceModel, answer_signals, retrieval_signals
 from jarvis.errors import JarvisError
-from jarvis.lexical import TermAnalyzer, bm25_scores
-from jarvis.readers import load_reader  # noqa: F401 - re-exported: the pipeline's way to get a reader
+from jarvis.lexical import TermAnalyzer
 from jarvis.readers.base import Passage, Reader, Span, sentence_around
 from jarvis.readers.passages import PassageSelector
+from jarvis.readers.ranking import PassageRanker
 from jarvis.replies import REPLY_BUDGET, compose_reply
 
 log = logging.getLogger(__name__)
@@ -64,27 +63,37 @@ def normalize_question(question: str) -> str:
     return re.sub(r"\s+", " ", question.casefold()).strip().rstrip("?!. ")
 
 
-class Searcher(Protocol):
-    """What the pipeline needs of retrieval: index.Searcher, or any object with these."""
+class IndexView(Protocol):
+    """The index as one question sees it (index.IndexSnapshot): the live generation, read once."""
 
     @property
     def version(self) -> str:
-        """The live index generation: answers are cached per version."""
+        """The generation: answers are cached per version."""
 
     @property
-    def sites(self) -> list[str]:
-        """The wikis (and "server guide") the index holds."""
+    def sites(self) -> Sequence[str]:
+        """The wikis (and "server guide") it holds."""
 
     @property
     def glossary(self):
-        """The players' words (index.glossary.Glossary) the index was built with."""
+        """The players' words (index.glossary.Glossary) it searches with."""
+
+    def search(self, query: str, k: int = 3) -> list:
+        """The top k pages (index.Hit), best first."""
+
+
+class Searcher(Protocol):
+    """What the pipeline needs of retrieval: index.Searcher, or any object with these."""
 
     @property
     def encoder(self):
         """The question encoder of a hybrid index (index.dense.DenseEncoder), or None."""
 
+    def snapshot(self) -> IndexView:
+        """The live index generation (its CURRENT pointer read once): one question's view of the index."""
+
     def search(self, query: str, k: int = 3) -> list:
-        """The top k pages (index.Hit), best first."""
+        """The top k pages (index.Hit) of the live generation, best first."""
 
     def warm_up(self) -> None: ...
 
@@ -215,6 +224,8 @@ class Jarvis:
     # The span reader reads what fits a token budget (jarvis/readers/passages.py): long real pages no longer
     # mean long waits. None: the reader reads every passage given (the fallback ranks them itself).
     selector: PassageSelector | None = None
+    # Ranks the paragraphs for the pre-ranking of settings.max_paragraphs (None: one with settings.passages).
+    ranker: PassageRanker | None = None
     owns_searcher: bool = True      # close() closes the searcher (not when a caller shares one)
     stats: AskStats = field(default_factory=AskStats)
 
@@ -222,13 +233,8 @@ class Jarvis:
         self._cache = AnswerCache(self.settings.cache_size)
         self._lock = threading.Lock()
         self._analyzer = TermAnalyzer()
-
-    @classmethod
-    def from_config(cls, config: Config, index_dir: str | Path, confidence: ConfidenceModel | None = None) -> "Jarvis":
-        """Open the index, load the reader and its confidence model: ``jarvis.assembly.assemble``."""
-        from jarvis.assembly import assemble
-
-        return assemble(config, index_dir, confidence=confidence)
+        if self.ranker is None:
+            self.ranker = PassageRanker(self.settings.passages, analyzer=self._analyzer)
 
     # ------------------------------------------------------------------ asking
 
@@ -238,47 +244,49 @@ class Jarvis:
         question = check_question(question)
         with self._lock:
             self.stats.asked += 1
-            key = (normalize_question(question), self.searcher.version, self.top_k, self.reader.name)
+            index = self.searcher.snapshot()   # the index as this question sees it: CURRENT read once
+            key = (normalize_question(question), index.version, self.top_k, self.reader.name)
             cached = self._cache.get(key)
             if cached is not None:
                 self.stats.cache_hits += 1
                 return replace(cached, question=question, seconds=time.perf_counter() - began, cached=True)
-            hits = self._hits(question)
-            answer = self._read(question, hits, began)
+            answer = self._read(question, self.hits(question, index), began, index)
             self._cache.put(key, answer)
             return answer
 
-    def _hits(self, question: str) -> list:
-        """The top pages to read. With the server's guide in the index, only pages of the side that
-        ranked first are read: the guide's when a guide page won the search (its prior makes it win
-        ties, index/settings.py), the wiki's otherwise, so that a reader's own preferences (the page
-        named in the question: "diamonds" -> Diamond) cannot undo that choice."""
-        if GUIDE_SITE not in self.searcher.sites:
-            return self.searcher.search(question, k=self.top_k)
-        hits = self.searcher.search(question, k=2 * self.top_k)
-        guide_won = bool(hits) and hits[0].kind == GUIDE_KIND
-        return [hit for hit in hits if (hit.kind == GUIDE_KIND) == guide_won][:self.top_k]
+    def hits(self, question: str, index: IndexView | None = None) -> list:
+        """The top pages to read (``index``: the snapshot to search, else the live index). With the server's
+        guide in the index, only pages of the side that ranked first are read: the guide's when a guide page
+        won the search (its prior makes it win ties, index/settings.py), the wiki's otherwise, so that a
+        reader's own preferences (the page named in the question: "diamonds" -> Diamond) cannot undo that
+        choice."""
+        index = index or self.searcher.snapshot()
+        if GUIDE_SITE not in index.sites:
+            return index.search(question, k=self.top_k)
+        hits = index.search(question, k=2 * self.top_k)
+        guide_won = bool(hits) and hits[0].page_kind == GUIDE_PAGE_KIND
+        return [hit for hit in hits if (hit.page_kind == GUIDE_PAGE_KIND) == guide_won][:self.top_k]
 
     def read_pages(self, question: str, pages: Sequence[Page]) -> Answer:
         """Answer from the given pages, best first (no retrieval, no cache): the eval's QA mode."""
         began = time.perf_counter()
         question = check_question(question)
         with self._lock:
-            return self._read(question, pages, began)
+            return self._read(question, pages, began, self.searcher.snapshot())
 
     @staticmethod
     def passages_of(pages: Sequence[Page]) -> list[Passage]:
         """Every paragraph of the pages, best page first, with what the reader needs to know of it."""
         return [Passage(page.title, text, rank, index, getattr(page, "url", ""),
                         section=tuple(_section_of(page, index)), page_score=float(getattr(page, "score", 0.0)),
-                        page_kind=getattr(page, "kind", "article"), site=getattr(page, "site", ""))
+                        page_kind=getattr(page, "page_kind", "article"), site=getattr(page, "site", ""))
                 for rank, page in enumerate(pages) for index, text in enumerate(page.paragraphs)]
 
-    def _read(self, question: str, pages: Sequence[Page], began: float) -> Answer:
+    def _read(self, question: str, pages: Sequence[Page], began: float, index: IndexView) -> Answer:
         self.stats.reads += 1
         titles = tuple(page.title for page in pages)
-        several = len(self.searcher.sites) > 1
-        judged = self.judge(question, pages)
+        several = len(index.sites) > 1
+        judged = self.judge(question, pages, index.glossary)
         if judged is None:
             # No answer to state; the best page is still worth pointing to (none when nothing matched).
             log.info("no answer to %r in %s", question, titles)
@@ -304,37 +312,31 @@ class Jarvis:
         explicit = self.settings.answer_threshold
         return explicit if explicit is not None else model.threshold
 
-    def judge(self, question: str, pages: Sequence[Page]) -> Judged | None:
+    def judge(self, question: str, pages: Sequence[Page], glossary=None) -> Judged | None:
         """The reader's answer in the pages with its confidence and the signals it was computed from (what
-        ``ask`` answers with; ``jarvis calibrate`` fits the confidence model on them); None when none."""
+        ``ask`` answers with; ``jarvis calibrate`` fits the confidence model on them); None when none.
+        ``glossary``: the index's players' words (index.glossary.Glossary; None: the live index's)."""
         passages = self.passages_of(pages)
-        if self.settings.max_paragraphs:
-            passages = self.best_passages(question, passages, self.settings.max_paragraphs)
+        if self.settings.max_paragraphs:   # paragraph pre-ranking: the best N, in reading order
+            passages = self.ranker.best(question, passages, self.settings.max_paragraphs)
         if self.selector is not None:
             passages = self.selector.select(question, passages).passages
         span = self.reader.read(question, passages) if passages else None
         if span is None:
             return None
-        signals = self.signals(question, pages, span)
+        if glossary is None:
+            glossary = self.searcher.snapshot().glossary
+        signals = self.signals(question, pages, span, glossary)
         model = self.confidence_for(span)
         return Judged(span, signals, model.predict(signals), self.answer_threshold(model))
 
-    def signals(self, question: str, pages: Sequence[Page], span: Span) -> dict[str, float]:
-        """Everything the confidence model weighs: the retrieval's, the answer's, and the reader's own."""
-        glossary = self.searcher.glossary
+    def signals(self, question: str, pages: Sequence[Page], span: Span, glossary) -> dict[str, float]:
+        """Everything the confidence model weighs: the retrieval's, the answer's (the question read with
+        ``glossary``, the index's players' words), and the reader's own."""
         expanded = glossary.expand(question) if glossary is not None else question
         return {**retrieval_signals(pages, span.passage.title),
                 **answer_signals(question, span.text, span.passage.title, self._analyzer, expanded),
                 **span.signals}
-
-    def best_passages(self, question: str, passages: list[Passage], n: int) -> list[Passage]:
-        """Paragraph pre-ranking: the n passages that best match the question's words, in reading order."""
-        if len(passages) <= n:
-            return passages
-        query = self._analyzer.terms(question)
-        scores = bm25_scores(query, [self._analyzer.terms(p.text) for p in passages])
-        keep = sorted(range(len(passages)), key=lambda i: (-scores[i], i))[:n]
-        return [passages[i] for i in sorted(keep)]
 
     # ------------------------------------------------------------------ lifetime
 

@@ -44,7 +44,7 @@ class Replyable(Protocol):
 
 def compose_reply(answer: Replyable, budget: int = REPLY_BUDGET) -> str:
     """The reply text for ``answer`` in at most ``budget`` characters (see the module docstring)."""
-    text, sentence, title = _clean(answer.text), _clean(answer.sentence), _shorten(_clean(answer.title), MAX_TITLE)
+    text, sentence, title = _clean(answer.text), _clean(answer.sentence), shorten(_clean(answer.title), MAX_TITLE)
     if not answer.title:
         return DONT_KNOW
     title = title or UNTITLED   # a title of nothing printable still names a page
@@ -59,13 +59,13 @@ def compose_reply(answer: Replyable, budget: int = REPLY_BUDGET) -> str:
         room = budget - len(head) - len(tail) - 2
         if quote and room >= MIN_QUOTE:
             return f'{head}"{_cut_around(quote, text, room)}"{tail}'
-        return _shorten(f"{NOT_SURE} — see {page}{tail or '.'}", budget)
+        return shorten(f"{NOT_SURE} — see {page}{tail or '.'}", budget)
     source = f" (source: {title}, {site})" if site else f" (source: {title})"
     if sentence and not _says_only(sentence, text):
         room = budget - len(text) - len(DASH) - len(source) - 2
         if room >= MIN_QUOTE:
             return f'{text}{DASH}"{_cut_around(sentence, text, room)}"{source}'
-    return _shorten(text, budget - len(source)) + source
+    return shorten(text, budget - len(source)) + source
 
 
 def _page(title: str) -> str:
@@ -85,7 +85,7 @@ def _cut_around(sentence: str, answer: str, room: int) -> str:
         return sentence
     at = sentence.casefold().find(answer.casefold()) if answer else -1
     if at < 0:
-        return _shorten(sentence, room)
+        return shorten(sentence, room)
     # Centre the answer, then widen to whole words; an ellipsis marks each side that was cut.
     slack = max(0, room - len(answer) - 2 * len(ELLIPSIS))
     begin = max(0, at - slack // 2)
@@ -101,16 +101,18 @@ def _cut_around(sentence: str, answer: str, room: int) -> str:
     return (ELLIPSIS if begin > 0 else "") + middle + (ELLIPSIS if end < len(sentence) else "")
 
 
-def _shorten(text: str, limit: int) -> str:
-    """``text`` in at most ``limit`` characters, cut on a word boundary with an ellipsis."""
+def shorten(text: str, limit: int, ellipsis: str = ELLIPSIS) -> str:
+    """``text`` in at most ``limit`` characters, cut on a word boundary (in its second half) and ended with
+    ``ellipsis``; no room for the ellipsis: the first ``limit`` characters. The one shortener of replies
+    and chat lines."""
     if len(text) <= limit:
         return text
-    if limit <= len(ELLIPSIS):
+    if limit <= len(ellipsis):
         return text[:max(0, limit)]
-    cut = text[:limit - len(ELLIPSIS)]
+    cut = text[:limit - len(ellipsis)]
     if " " in cut[len(cut) // 2:]:
         cut = cut[:cut.rindex(" ")]
-    return cut.rstrip() + ELLIPSIS
+    return cut.rstrip() + ellipsis
 
 
 _SPACE = re.compile(r"\s+")

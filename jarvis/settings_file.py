@@ -29,26 +29,42 @@ import typing
 from dataclasses import replace
 from pathlib import Path
 
+from functools import cache
+
+from index.settings import FUSIONS
 from jarvis.config import BOT_AUTHS, READER_BACKENDS, REPLY_MODES, Config
 from jarvis.errors import JarvisError
-from jarvis.readers import OFFLINE_READERS, READERS
 
 TABLES = ("bridge", "bot", "log", "reader", "retrieval", "redis")
 TOP_LEVEL = {"index": str}
 SECRETS = {("bridge", "mc_token"): "JARVIS_MC_TOKEN (or serve's token flag)",
            ("redis", "password"): "JARVIS_REDIS_PASSWORD (or put the URL with its password in JARVIS_REDIS_URL)"}
-# Values with a fixed set of choices, and numbers with bounds (inclusive; None: open). Every other
-# number of [bridge], [bot] and [log] must be 0 or more.
-CHOICES = {
-    ("bridge", "dialect"): ("auto", "upstream", "fork", "v2"),
-    ("bot", "auth"): BOT_AUTHS,
-    ("bot", "reply"): REPLY_MODES,
-    ("bot", "whisper_command"): ("msg", "tell", "w"),
-    ("reader", "backend"): READER_BACKENDS,
-    ("reader", "fallback"): OFFLINE_READERS,
-    ("reader", "reader"): ("", *sorted(READERS)),
-    ("retrieval", "fusion"): ("scores", "rrf"),
-}
+# Settings renamed since files were written with the old name: still read, under the new one.
+RENAMED = {("retrieval", "kind_prior"): "page_kind_prior"}
+
+
+@cache
+def choices() -> dict[tuple[str, str], tuple[str, ...]]:
+    """Values with a fixed set of choices: the constants of the parts that use them (imported when a file
+    is read, not with this module)."""
+    from jarvis.bridge.connection import AUTO
+    from jarvis.bridge.player import WHISPER_COMMANDS
+    from jarvis.bridge.wire import DIALECTS
+    from jarvis.readers import OFFLINE_READERS, READERS
+
+    return {
+        ("bridge", "dialect"): (AUTO, *DIALECTS),
+        ("bot", "auth"): BOT_AUTHS,
+        ("bot", "reply"): REPLY_MODES,
+        ("bot", "whisper_command"): WHISPER_COMMANDS,
+        ("reader", "backend"): READER_BACKENDS,
+        ("reader", "fallback"): OFFLINE_READERS,
+        ("reader", "reader"): ("", *sorted(READERS)),
+        ("retrieval", "fusion"): FUSIONS,
+    }
+
+
+# Numbers with bounds (inclusive; None: open). Every other number of [bridge], [bot] and [log] must be 0 or more.
 BOUNDS = {
     ("bridge", "mc_port"): (1, 65535),
     ("bot", "port"): (1, 65535),
@@ -77,7 +93,16 @@ NON_NEGATIVE_TABLES = ("bridge", "bot", "log", "redis")
 
 
 class SettingsError(JarvisError):
-    """A settings file that cannot be used; the message names the file, the table and the key."""
+    """A settings file that cannot be used; the message names the file (``path``), the table and the key.
+    A secret found in the file has the remedy ``secret_remedy(table, key)``: its tail says nothing more
+    than the message, a front end may add its own way to give the secret."""
+
+    REMEDIES = {f"secret {table}.{key}": "" for table, key in SECRETS}
+
+
+def secret_remedy(table: str, key: str) -> str:
+    """The remedy of a SettingsError for a secret found in a settings file."""
+    return f"secret {table}.{key}"
 
 
 def load_settings_file(path: Path, base: Config) -> tuple[Config, str | None]:
@@ -94,7 +119,7 @@ def load_settings_file(path: Path, base: Config) -> tuple[Config, str | None]:
     try:
         return _apply(data, base)
     except SettingsError as exc:
-        raise SettingsError(f"{path}: {exc}") from None
+        raise SettingsError(f"{path}: {exc.what}", path=path, remedy=exc.remedy) from None
 
 
 def _apply(data: dict, base: Config) -> tuple[Config, str | None]:
@@ -122,18 +147,20 @@ def _table(name: str, current, values: dict):
     known = {field.name for field in dataclasses.fields(current)}
     changes = {}
     for key, value in values.items():
+        key = RENAMED.get((name, key), key)
         where = f"[{name}] {key}"
         if (name, key) in SECRETS:
-            raise SettingsError(f"{where}: a secret is not kept in a settings file: set {SECRETS[name, key]}")
+            raise SettingsError(f"{where}: a secret is not kept in a settings file: set {SECRETS[name, key]}",
+                                remedy=secret_remedy(name, key))
         if key not in known:
             raise SettingsError(f"{where}: unknown setting{_suggest(key, sorted(known))}")
-        kind = hints[key]
-        if dataclasses.is_dataclass(kind):
+        annotation = hints[key]
+        if dataclasses.is_dataclass(annotation):
             if not isinstance(value, dict):
                 raise SettingsError(f"{where}: expected a table ([{name}.{key}]), got {_show(value)}")
             changes[key] = _table(f"{name}.{key}", getattr(current, key), value)
             continue
-        converted = _convert(where, kind, value)
+        converted = _convert(where, annotation, value)
         if isinstance(converted, dict):   # a table of weights: the keys given change, the others stay
             converted = {**getattr(current, key), **converted}
         changes[key] = _check(name, key, converted)
@@ -155,25 +182,25 @@ def _check_redis_url(where: str, url: str) -> None:
                             "in JARVIS_REDIS_URL, or the password alone in JARVIS_REDIS_PASSWORD")
 
 
-def _convert(where: str, kind, value):
-    """``value`` as the annotation ``kind`` wants it, or SettingsError."""
-    origin, args = typing.get_origin(kind), typing.get_args(kind)
+def _convert(where: str, annotation, value):
+    """``value`` as the ``annotation`` wants it, or SettingsError."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin in (typing.Union, types.UnionType):
         options = [a for a in args if a is not type(None)]
         return _convert(where, options[0], value)   # TOML has no null: the non-None type
-    if kind is bool:
+    if annotation is bool:
         if isinstance(value, bool):
             return value
         raise SettingsError(f"{where}: expected true or false, got {_show(value)}")
-    if kind is int:
+    if annotation is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
         raise SettingsError(f"{where}: expected a whole number, got {_show(value)}")
-    if kind is float:
+    if annotation is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
         raise SettingsError(f"{where}: expected a number, got {_show(value)}")
-    if kind is str:
+    if annotation is str:
         if isinstance(value, str):
             return value
         raise SettingsError(f"{where}: expected a string, got {_show(value)}")
@@ -181,7 +208,7 @@ def _convert(where: str, kind, value):
         if isinstance(value, list) and all(isinstance(item, str) for item in value):
             return tuple(value)
         raise SettingsError(f"{where}: expected a list of strings, got {_show(value)}")
-    if origin is dict or kind is dict:
+    if origin is dict or annotation is dict:
         if isinstance(value, dict) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                            for v in value.values()):
             return {k: float(v) for k, v in value.items()}
@@ -191,9 +218,9 @@ def _convert(where: str, kind, value):
 
 def _check(table: str, key: str, value):
     where = f"[{table}] {key}"
-    choices = CHOICES.get((table, key))
-    if choices is not None and value not in choices:
-        raise SettingsError(f"{where}: {_show(value)} is not one of {', '.join(choices)}")
+    allowed = choices().get((table, key))
+    if allowed is not None and value not in allowed:
+        raise SettingsError(f"{where}: {_show(value)} is not one of {', '.join(allowed)}")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         low, high = BOUNDS.get((table, key), (0 if table in NON_NEGATIVE_TABLES else None, None))
         if (low is not None and value < low) or (high is not None and value > high):

@@ -8,6 +8,14 @@ import pytest
 from jarvis.config import BUNDLED_CORPUS
 
 
+@pytest.fixture(scope="session", autouse=True)
+def quiet_model_loading() -> None:
+    """The test process is an entry point: it sets the libraries' progress bars once, as jarvis/cli.py does."""
+    from jarvis.runtime import hide_loading_bars
+
+    hide_loading_bars()
+
+
 @pytest.fixture(scope="session")
 def bundled_corpus() -> Path:
     if not BUNDLED_CORPUS.is_file():

@@ -93,11 +93,11 @@ def test_the_structure_keys_are_optional_and_round_trip(tmp_path):
     new = json.dumps({**GOOD, "title": "Cow", "paragraphs": ["A cow is a mob.", "Cows drop leather."],
                       "sections": [[], ["Drops", "On death"]], "kind": "article", "categories": ["Passive mobs"]})
     pages = read_corpus(corpus_file(tmp_path, old.encode(), new.encode()))
-    assert pages[0].sections == [[], []] and pages[0].kind == "article" and pages[0].categories == []
+    assert pages[0].sections == [[], []] and pages[0].page_kind == "article" and pages[0].categories == []
     assert pages[1].sections == [[], ["Drops", "On death"]] and pages[1].categories == ["Passive mobs"]
     write_corpus(pages, tmp_path / "again.jsonl")
     again = read_corpus(tmp_path / "again.jsonl")
-    assert [(p.sections, p.kind, p.categories) for p in again] == [(p.sections, p.kind, p.categories) for p in pages]
+    assert [(p.sections, p.page_kind, p.categories) for p in again] == [(p.sections, p.page_kind, p.categories) for p in pages]
     assert "categories" not in json.loads((tmp_path / "again.jsonl").read_text().splitlines()[0])
 
 

@@ -96,7 +96,7 @@ def test_hostile_site_keeps_exactly_the_good_pages(hostile_crawl):
     _, report, pages = hostile_crawl
     assert sorted(pages) == ["Cow", "Crafting table", "Deep", "Flaky", "Good one", "Good two", "Iron golem",
                              "Latin", "Malformed", "Minecraft Dungeons", "Minecraft Dungeons:Cow"]
-    assert {title for title, page in pages.items() if page.kind == "spinoff"} == {"Minecraft Dungeons",
+    assert {title for title, page in pages.items() if page.page_kind == "spinoff"} == {"Minecraft Dungeons",
                                                                                    "Minecraft Dungeons:Cow"}
     assert pages["Crafting table"].aliases == ["Crafting Table", "Workbench"]
     assert pages["Cow"].aliases == ["Cows"]
@@ -213,3 +213,35 @@ def test_an_unwritable_out_path_fails_before_any_request(tmp_path, capsys, out, 
     assert len(err) == 1 and message in err[0]
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # no .tmp, no journal
     assert list((tmp_path / "corpus").iterdir()) == []
+
+
+@pytest.mark.parametrize("settings, max_pages, setting, library, cli_flags, cli", [
+    (CrawlSettings(delay=-1), None, "delay", "delay cannot be negative, got -1", ["--delay", "-1"],
+     "--delay cannot be negative, got -1.0"),
+    (FAST, 0, "max_pages", "max_pages must be at least 1, got 0", None, None),
+])
+def test_a_bad_setting_is_named_as_the_library_calls_it_and_the_cli_words_its_flag(
+        tmp_path, capsys, settings, max_pages, setting, library, cli_flags, cli):
+    """Library errors carry data (which setting); the CLI names the flag that sets it."""
+    from jarvis.cli import main
+
+    with pytest.raises(CrawlError) as caught:
+        crawl("http://127.0.0.1:9/w/Cow", tmp_path / "c.jsonl", settings, max_pages=max_pages, progress=False)
+    assert caught.value.setting == setting and str(caught.value) == library and "--" not in str(caught.value)
+    if cli_flags is not None:   # (the CLI's own argument checks refuse --max-pages 0 before the crawler sees it)
+        assert main(["crawl", "--start", "http://127.0.0.1:9/w/Cow", "--out", str(tmp_path / "c.jsonl"), "-q",
+                     *cli_flags]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [f"jarvis crawl: error: {cli}"]
+    assert not (tmp_path / "c.jsonl").exists()
+
+
+def test_update_and_resume_together_are_refused_in_the_words_of_each(tmp_path, capsys):
+    from jarvis.cli import main
+
+    with pytest.raises(CrawlError, match="update and resume do not go together"):
+        crawl("http://127.0.0.1:9/w/Cow", tmp_path / "c.jsonl", FAST, update=True, resume=True, progress=False)
+    assert main(["crawl", "--start", "http://127.0.0.1:9/w/Cow", "--out", str(tmp_path / "c.jsonl"), "-q",
+                 "--update", "--resume"]) == 1
+    assert capsys.readouterr().err.strip() == ("jarvis crawl: error: --update and --resume do not go together: "
+                                               "an update is short, run it again")

@@ -51,7 +51,7 @@ def test_crawl_of_the_sample_wiki_equals_the_bundled_corpus(crawled, bundled_cor
         assert set(got.aliases) == set(page.aliases), title
         assert got.paragraphs == page.paragraphs, title
         assert got.sections == page.sections, title
-        assert (got.kind, got.categories) == (page.kind, page.categories), title
+        assert (got.page_kind, got.categories) == (page.page_kind, page.categories), title
         assert got.site == page.site == "Minecraft Wiki", title   # siteinfo's sitename, recorded on every page
         assert got.sha1 == page.sha1, title
         assert urlsplit(got.url).path == urlsplit(page.url).path, title
@@ -67,16 +67,16 @@ def test_crawl_of_the_sample_wiki_keeps_both_names_of_duplicates(crawled):
 def test_crawl_of_the_sample_wiki_keeps_section_paths_and_labels_spin_off_pages(crawled):
     _, pages = crawled
     cow = pages["Cow"]
-    assert cow.kind == "article" and cow.sections[0] == []
+    assert cow.page_kind == "article" and cow.sections[0] == []
     assert len({tuple(path) for path in cow.sections}) > 1
-    spin_offs = {title for title, page in pages.items() if page.kind == "spinoff"}
+    spin_offs = {title for title, page in pages.items() if page.page_kind == "spinoff"}
     assert "Minecraft Dungeons:Cow" in spin_offs and "Minecraft Legends:Piglin" in spin_offs
     assert all(":" in title for title in spin_offs)
 
 
 def test_crawl_of_the_sample_wiki_leaves_out_every_non_article(crawled):
     report, pages = crawled
-    assert not [t for t, page in pages.items() if ":" in t and page.kind != "spinoff"]
+    assert not [t for t, page in pages.items() if ":" in t and page.page_kind != "spinoff"]
     assert "Main Page" not in pages
     assert report.skipped["main page"] == 1
     assert report.skipped["disambiguation"] >= 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from crawler import extract_article
-from crawler.kinds import classify_page
+from crawler.page_kinds import classify_page
 from crawler.tables import Grid, row_texts
 
 from test_crawler_extract import BASE, page

@@ -5,8 +5,8 @@ that only the rules are tested, not facts of the bundled wiki.
 """
 import pytest
 
-from jarvis.readers.fallback import DROPS, METHOD, PLACE, PURPOSE, QUANTITY, RECIPE, TOOL, YES_NO, SentenceReader, question_kind
-from jarvis.readers.fallback.kinds import trim_to_kind
+from jarvis.readers.fallback import DROPS, METHOD, PLACE, PURPOSE, QUANTITY, RECIPE, TOOL, YES_NO, SentenceReader, answer_kind
+from jarvis.readers.fallback.phrases import trim_to_answer_kind
 from jarvis.readers.base import Passage
 
 
@@ -39,7 +39,7 @@ def answer(reader, question, *paragraphs, title="Glimmer"):
     ("what are the odds an ender eye breaks", QUANTITY),
 ])
 def test_question_kind_is_read_from_the_question(question, kind):
-    assert question_kind(question) == kind
+    assert answer_kind(question) == kind
 
 
 # One row per rule: (question, paragraphs of a made-up page, page title, the answer it must give).
@@ -252,10 +252,10 @@ def test_of_pages_the_question_names_the_one_retrieval_ranked_first_is_the_subje
 
 def test_a_number_the_question_already_says_is_not_the_answer():
     text = "Disc 5 takes nine fragments, which can be found in ancient cities."
-    start, end = trim_to_kind(QUANTITY, text, 0, len(text), 0, len(text), question="how many fragments for disc 5")
+    start, end = trim_to_answer_kind(QUANTITY, text, 0, len(text), 0, len(text), question="how many fragments for disc 5")
     assert text[start:end] == "nine fragments"
     text = "Nine fragments can be combined into a disc."
-    start, end = trim_to_kind(QUANTITY, text, 0, len(text), 0, len(text), question="how many fragments for a disc")
+    start, end = trim_to_answer_kind(QUANTITY, text, 0, len(text), 0, len(text), question="how many fragments for a disc")
     assert text[start:end] == "Nine fragments"   # not "Nine fragments can be"
 
 
@@ -265,7 +265,7 @@ def test_a_number_the_question_already_says_is_not_the_answer():
     ("Up to 4 glimmers inside a jar glow brighter.", "Up to 4 glimmers"),
 ])
 def test_what_a_number_counts_ends_before_a_preposition_or_participle(text, expected):
-    start, end = trim_to_kind(QUANTITY, text, 0, len(text), 0, len(text), question="how many are needed")
+    start, end = trim_to_answer_kind(QUANTITY, text, 0, len(text), 0, len(text), question="how many are needed")
     assert text[start:end] == expected
 
 
@@ -353,7 +353,7 @@ def test_a_table_row_the_question_names_answers_however_common_its_name(reader):
 
 def test_a_negative_number_keeps_its_sign_and_a_see_aside_is_cut():
     text = "The glimmer city generates at layer -51, under the lakes."
-    start, end = trim_to_kind(QUANTITY, text, 0, len(text), 0, len(text), question="what y level is the glimmer city")
+    start, end = trim_to_answer_kind(QUANTITY, text, 0, len(text), 0, len(text), question="what y level is the glimmer city")
     assert text[start:end] == "-51"
     from jarvis.readers.fallback.trimming import clause_end
     text = "It is built from 4 glow blocks in a T shape (see image on the right) on open ground."
@@ -361,11 +361,11 @@ def test_a_negative_number_keeps_its_sign_and_a_see_aside_is_cut():
 
 
 def test_sections_about_the_page_rather_than_the_thing_count_against_an_answer():
-    from jarvis.readers.fallback.kinds import section_matches
+    from jarvis.readers.questions import section_fit
     for section in (("Trivia",), ("History", "Java Edition"), ("Data values", "ID")):
-        assert section_matches(RECIPE, section) == -1.0
-        assert section_matches(None, section) == -1.0
-    assert section_matches(RECIPE, ("Obtaining", "Crafting")) == 1.0
+        assert section_fit(RECIPE, section) == -1.0
+        assert section_fit(None, section) == -1.0
+    assert section_fit(RECIPE, ("Obtaining", "Crafting")) == 1.0
 
 
 @pytest.mark.parametrize("question, answer", [
@@ -463,9 +463,9 @@ def test_numbers_the_way_the_wiki_writes_them(reader, question, answer):
 
 
 def test_chat_spellings_and_answer_edges(reader):
-    from jarvis.readers.fallback.kinds import RECIPE, question_kind
+    from jarvis.readers.questions import RECIPE, answer_kind
     from jarvis.readers.fallback.trimming import strip_span
-    assert question_kind("how do u make a glimmer lamp") == RECIPE
+    assert answer_kind("how do u make a glimmer lamp") == RECIPE
     text = "Glimmer huts generate in swamps and lakes\u200c[Java Edition only]."
     assert text[slice(*strip_span(text, text.index("swamps"), len(text)))] == "swamps and lakes"
     page = ("Glimmer", [
@@ -484,8 +484,8 @@ def test_chat_spellings_and_answer_edges(reader):
     ("how do you get rid of the glimmer curse", "method"),
 ])
 def test_how_do_i_get_is_a_recipe_only_when_it_asks_for_the_thing(question, kind):
-    from jarvis.readers.fallback.kinds import question_kind
-    assert question_kind(question) == kind
+    from jarvis.readers.questions import answer_kind
+    assert answer_kind(question) == kind
 
 
 def test_an_aside_in_brackets_ends_the_answer(reader):
@@ -528,13 +528,14 @@ def test_how_to_breed_is_read_from_the_love_mode_sentence_not_the_breeding_drops
 
 
 def test_a_sentence_opening_with_depending_on_names_no_means(reader):
-    from jarvis.readers.fallback.kinds import METHOD, trim_to_kind
+    from jarvis.readers.fallback.phrases import trim_to_answer_kind
+    from jarvis.readers.questions import METHOD
     text = "Glimmers glow. Depending on the weather it also either produces a trail of light."
     start = text.index("Depending")
-    assert trim_to_kind(METHOD, text, start, len(text) - 1, start, len(text) - 1) is None
+    assert trim_to_answer_kind(METHOD, text, start, len(text) - 1, start, len(text) - 1) is None
     text = "Glimmers glow. Shaking a glimmer jar removes the glimmer."
     start = text.index("Shaking")
-    begin, end = trim_to_kind(METHOD, text, start, len(text) - 1, start, len(text) - 1)
+    begin, end = trim_to_answer_kind(METHOD, text, start, len(text) - 1, start, len(text) - 1)
     assert text[begin:end] == "Shaking a glimmer jar"
 
 

@@ -55,7 +55,7 @@ def test_a_markdown_file_becomes_a_page_with_title_sections_aliases_and_table_ro
     pages = {page.title: page for page in read_guide(tmp_path / "guide")}
     assert sorted(pages) == ["Spawn area", "Warps"]           # the H1, else the file name
     warps = pages["Warps"]
-    assert (warps.kind, warps.site, warps.url) == ("server", GUIDE_SITE, "")    # no address given: no link
+    assert (warps.page_kind, warps.site, warps.url) == ("server", GUIDE_SITE, "")    # no address given: no link
     assert warps.aliases == ["Teleports", "warp list"]
     assert list(zip(warps.paragraphs, warps.sections)) == [
         ("Warps take you anywhere on the map.", []),
@@ -70,7 +70,7 @@ def test_a_markdown_file_becomes_a_page_with_title_sections_aliases_and_table_ro
 def test_the_test_guide_has_five_pages_of_kind_server():
     pages = read_guide(GUIDE)
     assert sorted(p.title for p in pages) == ["Events", "Homes", "Land claims", "Rules", "The shop"]
-    assert all(p.kind == "server" and p.site == GUIDE_SITE and p.paragraphs for p in pages)
+    assert all(p.page_kind == "server" and p.site == GUIDE_SITE and p.paragraphs for p in pages)
 
 
 @pytest.mark.parametrize("content, message", [

@@ -16,6 +16,7 @@ from whoosh import index as whoosh_index
 from whoosh import query as whoosh_query
 
 from crawler.corpus import CorpusError, Page, write_corpus
+from index.errors import BUILD, REBUILD
 from index import (IndexCorruptError, IndexNotFoundError, SearchIndexError, Searcher, build_index, ensure_index,
                    question_words)
 from index.coord import coordinate
@@ -510,17 +511,32 @@ def assert_one_line_user_error(exc: BaseException, *needles: str) -> None:
         assert needle in message, message
 
 
-def test_missing_index_says_how_to_build_one(tmp_path):
+def assert_cli_says_how_to_build_it(index_dir: Path, capsys, *needles: str) -> None:
+    """`jarvis search` on the directory: one line on stderr with the command that builds the index."""
+    from jarvis.cli import main
+
+    assert main(["search", "bed", "--index", str(index_dir)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"jarvis index --corpus FILE --index {index_dir}" in err[0], err
+    for needle in needles:
+        assert needle in err[0], err
+
+
+def test_missing_index_says_how_to_build_one(tmp_path, capsys):
     with pytest.raises(IndexNotFoundError) as info:
         Searcher(tmp_path / "nowhere")
-    assert_one_line_user_error(info.value, "jarvis index --corpus FILE --index", str(tmp_path / "nowhere"))
+    assert_one_line_user_error(info.value, "build one", str(tmp_path / "nowhere"))
+    assert info.value.path == tmp_path / "nowhere" and info.value.remedy == BUILD   # data the CLI words
+    assert "--corpus" not in str(info.value)                                         # library: no flags
+    assert_cli_says_how_to_build_it(tmp_path / "nowhere", capsys, "no index at", "build one with")
 
 
-def test_empty_index_directory_says_how_to_build_one(tmp_path):
+def test_empty_index_directory_says_how_to_build_one(tmp_path, capsys):
     (tmp_path / "ix").mkdir()
     with pytest.raises(IndexNotFoundError) as info:
         Searcher(tmp_path / "ix")
-    assert_one_line_user_error(info.value, "jarvis index --corpus FILE --index")
+    assert_one_line_user_error(info.value, "build one")
+    assert_cli_says_how_to_build_it(tmp_path / "ix", capsys, "empty directory")
 
 
 def _suggested_command(message: str) -> list[str]:
@@ -602,13 +618,15 @@ def corrupt_unknown_profile(index_dir: Path) -> None:
 
 @pytest.mark.parametrize("damage", [corrupt_pointer, corrupt_pointer_garbage, corrupt_no_pointer, corrupt_meta,
                                     corrupt_toc, corrupt_segments, corrupt_unknown_profile])
-def test_corrupt_index_is_a_one_line_error(tmp_path, damage):
+def test_corrupt_index_is_a_one_line_error(tmp_path, damage, capsys):
     corpus = corpus_of(tmp_path, minecraft_pages())
     build_index(corpus, tmp_path / "ix", progress=False)
     damage(tmp_path / "ix")
     with pytest.raises(IndexCorruptError) as info:
         Searcher(tmp_path / "ix")
-    assert_one_line_user_error(info.value, "corrupt", "jarvis index --corpus FILE --index")
+    assert_one_line_user_error(info.value, "corrupt", "rebuild it")
+    assert info.value.path == tmp_path / "ix" and info.value.remedy == REBUILD
+    assert_cli_says_how_to_build_it(tmp_path / "ix", capsys, "corrupt", "rebuild it with")
     # ...and rebuilding repairs it
     build_index(corpus, tmp_path / "ix", progress=False)
     with Searcher(tmp_path / "ix") as searcher:

@@ -7,7 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
 
 from jarvis.config import ReaderSettings
-from jarvis.readers.passages import PassageSelector, question_kinds, section_matches
+from jarvis.readers.passages import PassageSelector
+from jarvis.readers.questions import DEFINITION, DROPS, PLACE, RECIPE, in_answer_section, question_topics
+from jarvis.readers.ranking import PassageRanker
 from jarvis.readers.base import Passage
 from jarvis.readers.span import SpanReader
 
@@ -52,14 +54,14 @@ def reader_tokens(reader: SpanReader, question: str, passages) -> int:
     return sum(len(w.ids) for w in windows)
 
 
-def test_question_kinds_and_sections():
-    assert question_kinds("what do cows drop?") == ["drops"]
-    assert "spawning" in question_kinds("where do zombies spawn")
-    assert "obtaining" in question_kinds("how do i craft a torch")
-    assert "lead" in question_kinds("what is a creeper")
-    assert question_kinds("tell me a joke") == []
-    assert section_matches(["drops"], COW[3]) and not section_matches(["drops"], COW[1])
-    assert section_matches(["lead"], COW[0]) and not section_matches(["lead"], COW[3])
+def test_question_topics_and_sections():
+    assert question_topics("what do cows drop?") == [DROPS]
+    assert PLACE in question_topics("where do zombies spawn")
+    assert RECIPE in question_topics("how do i craft a torch")
+    assert DEFINITION in question_topics("what is a creeper")
+    assert question_topics("tell me a joke") == []
+    assert in_answer_section([DROPS], COW[3].section) and not in_answer_section([DROPS], COW[1].section)
+    assert in_answer_section([DEFINITION], COW[0].section) and not in_answer_section([DEFINITION], COW[3].section)
 
 
 # The questions share no word but "cow" with the passage that answers them: the section decides.
@@ -138,12 +140,11 @@ def test_dense_similarity_ranks_and_is_bounded(reader):
     settings = replace(reader.settings, token_budget=0)
     chooser = PassageSelector(settings, tokenizer=reader.tokens, embedder=embedder)
     question = "where does meat come from"
-    plain = PassageSelector(settings, tokenizer=reader.tokens).scores(question, COW + ZOMBIE)
-    dense = chooser.scores(question, COW + ZOMBIE)
+    plain = PassageRanker(settings.passages).scores(question, COW + ZOMBIE)
+    dense = chooser.ranker.scores(question, COW + ZOMBIE)
     assert dense[3] - plain[3] == pytest.approx(settings.passages.dense_weight)    # the beef passage gains
     assert all(d == pytest.approx(p) for i, (d, p) in enumerate(zip(dense, plain)) if i != 3)
-    few = PassageSelector(replace(settings, passages=replace(settings.passages, dense_candidates=2)),
-                          tokenizer=reader.tokens, embedder=embedder)
+    few = PassageRanker(replace(settings.passages, dense_candidates=2), embedder=embedder)
     few.scores(question, COW + ZOMBIE)
     assert embedder.calls[-1] == 3            # the question and the 2 best candidates, no more
 
@@ -169,7 +170,7 @@ def test_the_budget_is_never_exceeded(reader, texts, budget, question):
                   max_size=20).map(" ".join))
 def test_cached_terms_are_the_analyzers_terms(text):
     from jarvis.lexical import TermAnalyzer
-    from jarvis.readers.passages import CachedTerms
+    from jarvis.readers.ranking import CachedTerms
 
     analyzer = TermAnalyzer()
     assert CachedTerms(analyzer)(text) == analyzer.terms(text)

@@ -194,11 +194,24 @@ def test_ask_from_a_worker_thread_repeatedly(jarvis):
 
 def test_paragraph_preranking_keeps_the_best_matching_paragraphs_in_reading_order(jarvis):
     passages = [Passage(p.title, text, rank, i) for rank, p in enumerate(PAGES) for i, text in enumerate(p.paragraphs)]
-    best = jarvis.best_passages("what do cows drop?", passages, 2)
+    best = jarvis.ranker.best("what do cows drop?", passages, 2)   # the one passage ranker (readers/ranking.py)
     assert len(best) == 2
     assert passages[1] in best                                   # the paragraph about drops
     assert best == sorted(best, key=passages.index)
-    assert jarvis.best_passages("what do cows drop?", passages[:2], 5) == passages[:2]
+    assert jarvis.ranker.best("what do cows drop?", passages[:2], 5) == passages[:2]
+
+
+def test_a_question_reads_the_index_pointer_once(jarvis, monkeypatch):
+    """One question sees one generation of the index: its CURRENT pointer is read once, for the cache key,
+    the sites, the glossary and the search alike (a rebuild between them cannot mix two generations)."""
+    layout = jarvis.searcher._layout
+    reads = []
+    read_pointer = layout.pointer
+    monkeypatch.setattr(layout, "pointer", lambda: reads.append(1) or read_pointer())
+    answer = jarvis.ask("what do zombies drop?")
+    assert answer.pages and len(reads) == 1
+    again = jarvis.ask("what do zombies drop?")
+    assert again.cached and len(reads) == 2
 
 
 def test_max_paragraphs_reads_only_that_many(tiny_qa_model, small_index):

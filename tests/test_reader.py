@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from jarvis.config import ReaderSettings
-from jarvis.pipeline import load_reader
+from jarvis.readers import load_reader
 from jarvis.readers.base import Passage
 from jarvis.readers.span import SpanReader, widen_to_words
 

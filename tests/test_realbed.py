@@ -44,7 +44,7 @@ def crawled(subset, serve_realbed, tmp_path_factory):
 def test_a_crawl_of_the_mirror_stores_each_page_with_its_kind(crawled):
     report, pages = crawled
     expected = {" ".join(title.split()): kind for title, kind in SUBSET.items() if kind}
-    assert {title: page.kind for title, page in pages.items()} == expected
+    assert {title: page.page_kind for title, page in pages.items()} == expected
     assert report.skipped["disambiguation"] == 1 and report.skipped["main page"] == 1
 
 
@@ -133,7 +133,7 @@ API_STRIDE = 13    # the API tests crawl one page in this many (in title order) 
 def corpus_text(path) -> list[tuple]:
     """A corpus without its aliases (the link crawl sees only the aliases the Main Page links) and
     without host and port."""
-    return sorted((p.url.split("/", 3)[3], p.title, p.kind, tuple(p.paragraphs), tuple(map(tuple, p.sections)), p.sha1)
+    return sorted((p.url.split("/", 3)[3], p.title, p.page_kind, tuple(p.paragraphs), tuple(map(tuple, p.sections)), p.sha1)
                   for p in read_corpus(path))
 
 
@@ -188,7 +188,7 @@ def check_an_update(site: RealBedSite, base_url: str, tmp_path) -> None:
     cow = next(page for page in read_corpus(out) if page.title == "Cow")
     assert cow.paragraphs == ["A cow was changed by an editor in this test.", "It now says two things."]
     spin_off = next(page for page in read_corpus(out) if page.title == "Minecraft Dungeons:Battlestaff")
-    assert spin_off.paragraphs == ["A page of a spin-off namespace, changed."] and spin_off.kind == "spinoff"
+    assert spin_off.paragraphs == ["A page of a spin-off namespace, changed."] and spin_off.page_kind == "spinoff"
 
     full = tmp_path / "full.jsonl"
     crawl(base_url + "/w/Main_Page", full, settings, progress=False)

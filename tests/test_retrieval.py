@@ -17,7 +17,7 @@ from crawler.corpus import Page, write_corpus
 from index import Searcher, build_index
 from index.dense import DenseEncoder, PageVectors
 from index.glossary import ACTION, Glossary
-from index.priors import asked_kinds
+from index.priors import asked_page_kinds
 
 expand_question = Glossary.bundled().expand
 
@@ -36,10 +36,10 @@ PAGES = [
           "Mining it with an iron pickaxe or better gives one diamond."]),
     Page("Potone Diamond Ore", "http://127.0.0.1/w/Potone_Diamond_Ore",
          ["Potone diamond ore was a joke ore found only in the potato dimension of an April Fools snapshot.",
-          "It is found deep underground in the potato dimension and gives diamonds."], kind="joke"),
+          "It is found deep underground in the potato dimension and gives diamonds."], page_kind="joke"),
     Page("Tutorials/Diamond mining", "http://127.0.0.1/w/Tutorials/Diamond_mining",
          ["This tutorial explains where diamond ore is found and how to mine diamonds quickly.",
-          "Branch mining deep underground finds the most diamond ore."], kind="tutorial"),
+          "Branch mining deep underground finds the most diamond ore."], page_kind="tutorial"),
     Page("Creeper", "http://127.0.0.1/w/Creeper",
          ["A creeper is a green hostile mob that walks silently towards players and explodes.",
           "Creepers are afraid of cats and ocelots."],
@@ -111,9 +111,9 @@ def test_other_kinds_stay_findable_when_the_question_asks_for_them(hybrid, quest
 
 def test_hits_carry_kind_and_section_paths(hybrid):
     hit = next(h for h in hybrid.search("creepers afraid of cats", k=3) if h.title == "Creeper")
-    assert hit.kind == "article" and hit.sections == [[], ["Behavior"]]
+    assert hit.page_kind == "article" and hit.sections == [[], ["Behavior"]]
     joke = next(h for h in hybrid.search("potone diamond ore april fools", k=3) if h.title == "Potone Diamond Ore")
-    assert joke.kind == "joke"
+    assert joke.page_kind == "joke"
 
 
 def test_stop_words_alone_find_nothing_on_either_side(hybrid):
@@ -141,7 +141,7 @@ def test_players_words_are_translated_to_the_wiki_names():
     ("what did old villagers look like", {"removed"}),
 ])
 def test_questions_name_the_kinds_they_ask_for(question, kinds):
-    assert asked_kinds(question) == kinds
+    assert asked_page_kinds(question) == kinds
 
 
 class CountingEncoder:
@@ -162,7 +162,7 @@ def test_a_rebuild_embeds_only_the_changed_pages(tmp_path, encoder):
     counting = CountingEncoder(DenseEncoder(encoder.tokenizer, encoder.model, cache_size=0))
     build_index(corpus, tmp_path / "ix", progress=False, encoder=counting)
     assert counting.texts == len(PAGES)
-    changed = [Page(p.title, p.url, p.paragraphs + ["A new paragraph."], p.aliases, kind=p.kind)
+    changed = [Page(p.title, p.url, p.paragraphs + ["A new paragraph."], p.aliases, page_kind=p.page_kind)
                if p.title == "Bed" else p for p in PAGES]
     write_corpus(changed, corpus)
     counting.texts = 0

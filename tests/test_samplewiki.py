@@ -139,8 +139,8 @@ def test_committed_corpus_equals_a_fresh_generation(wiki, tmp_path):
 
 def test_corpus_has_one_page_per_article_with_its_aliases(wiki):
     pages = {page.title: page for page in read_corpus(BUNDLED_CORPUS)}
-    assert {title for title, page in pages.items() if page.kind != "spinoff"} == set(wiki.articles)
-    assert {title for title, page in pages.items() if page.kind == "spinoff"} == {
+    assert {title for title, page in pages.items() if page.page_kind != "spinoff"} == set(wiki.articles)
+    assert {title for title, page in pages.items() if page.page_kind == "spinoff"} == {
         title for title in wiki.pages if split_namespace(title)[0] in SPINOFF_NAMESPACES}
     crafting = pages["Crafting table"]
     assert {"Workbench", "Crafting Table"} <= set(crafting.aliases)

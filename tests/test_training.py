@@ -13,7 +13,7 @@ import pytest
 from crawler.corpus import Page
 from jarvis.config import ReaderSettings
 from jarvis.readers.context import reader_context
-from jarvis.readers.passages import PassageSelector
+from jarvis.readers.ranking import PassageRanker
 from jarvis.training.examples import ANSWER, OTHER_PAGE, SAME_PAGE, GoldQuestion, build_examples, find_span
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,7 +50,7 @@ def test_examples_are_answerable_same_page_and_other_page_with_offsets_into_the_
                  GoldQuestion("what does a pig drop", "Pig", ("raw porkchops",)),
                  GoldQuestion("what do ghasts drop", "Ghast", ("gunpowder",)),          # no such page
                  GoldQuestion("what do cows eat", "Cow", ("hay bales",))]               # no such span
-    examples, report = build_examples(questions, [COW, PIG], PassageSelector(ReaderSettings()), search=search,
+    examples, report = build_examples(questions, [COW, PIG], PassageRanker(ReaderSettings().passages), search=search,
                                       same_page=2, other_page=1)
     assert (report.used, report.no_page, report.no_span) == (2, ["Ghast"], ["what do cows eat"])
     answers = [e for e in examples if e.origin == ANSWER]
@@ -74,7 +74,7 @@ def test_examples_are_answerable_same_page_and_other_page_with_offsets_into_the_
 def test_a_title_on_two_wikis_is_read_where_the_gold_is():
     sample_cow = Page("Cow", "http://sample/Cow", ["Cows give milk and drop leather."])
     examples, report = build_examples([GoldQuestion("what do cows give", "Cow", ("give milk",))], [COW, sample_cow],
-                                      PassageSelector(ReaderSettings()), same_page=0)
+                                      PassageRanker(ReaderSettings().passages), same_page=0)
     assert report.used == 1 and examples[0].context.endswith("Cows give milk and drop leather.")
 
 
@@ -85,7 +85,7 @@ def test_features_point_at_the_answer_tokens_and_at_cls_for_no_answer(tiny_qa_mo
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_qa_model)
     examples, _ = build_examples([GoldQuestion("what do cows drop", "Cow", ("1-3 Raw beef",))], [COW, PIG],
-                                 PassageSelector(ReaderSettings()), search=search, same_page=1, other_page=1)
+                                 PassageRanker(ReaderSettings().passages), search=search, same_page=1, other_page=1)
     features = make_features(tokenizer, examples, max_seq_len=64, doc_stride=16)
     answered = [f for f in features if f.start > 0]
     assert len(answered) == 1
@@ -162,7 +162,7 @@ def tiny_reader(tmp_path_factory, tiny_qa_model, bundled_corpus) -> Path:
     train_reader(questions, read_corpus(bundled_corpus),
                  TrainOptions(out=out, base=str(tiny_qa_model), max_seq_len=96, doc_stride=32,
                               train=TrainSettings(epochs=1, batch_size=4)),
-                 PassageSelector(ReaderSettings()), progress=False)
+                 PassageRanker(ReaderSettings().passages), progress=False)
     return out
 
 
@@ -226,7 +226,7 @@ def test_jarvis_own_reader_missing_or_corrupt_is_one_line(tmp_path, monkeypatch,
 
 def _cow_examples():
     return build_examples([GoldQuestion("what do cows drop", "Cow", ("Leather", "raw beef"))], [COW, PIG],
-                          PassageSelector(ReaderSettings()), search=search)[0]
+                          PassageRanker(ReaderSettings().passages), search=search)[0]
 
 
 def test_examples_written_and_read_back_are_the_same_squad2_records(tmp_path):

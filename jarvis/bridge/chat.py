@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from jarvis.bridge.wire import chat_safe
-from jarvis.replies import compose_reply
+from jarvis.replies import compose_reply, shorten
 
 PREFIX = "[Jarvis] "
 ELLIPSIS = " …"
@@ -125,10 +125,6 @@ def _wrap(text: str, width: int) -> list[str]:
 
 
 def _shorten(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters, on a word boundary where there is one."""
-    if len(text) <= limit:
-        return text
-    cut = text[: max(0, limit - len(ELLIPSIS))]
-    if " " in cut[len(cut) // 2:]:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip() + ELLIPSIS
+    """``text`` cut to at most ``limit`` characters, on a word boundary where there is one (replies' shortener,
+    with the chat's ellipsis)."""
+    return shorten(text, limit, ELLIPSIS)

@@ -145,7 +145,12 @@ class ReplyTimeout(ConnectionLost):
 
 
 class BridgeError(JarvisError):
-    """The bridge cannot run as set up: a user error (one line, no traceback)."""
+    """The bridge cannot run as set up: a user error (one line, no traceback). Its message names a setting
+    at fault as the settings file does ("[bridge] mc_port: ...", "the mc_token setting"); ``setting`` says
+    which, as data, for a front end that has words of its own for it."""
+
+    def worded(self, name=str, remedies=None) -> str:   # noqa: ARG002 - the message is whole as it is
+        return self.what
 
 
 class SettingError(BridgeError):
@@ -173,8 +178,6 @@ class AuthRefused(BridgeError):
     """RaspberryJuice 2.x refused the session: the token is wrong (``token_given``), or one is needed
     and none was given. Never retried: another try would only bring the plugin's lockout nearer."""
 
-    setting = "mc_token"
-
     def __init__(self, token_given: bool) -> None:
         if token_given:
             message = ("the server refused the API token (the mc_token setting): it must equal auth-token in "
@@ -183,6 +186,7 @@ class AuthRefused(BridgeError):
             message = ("the server's RaspberryJuice 2.x asks for an API token: set the mc_token setting to the "
                        "auth-token in the plugin's config.yml")
         super().__init__(message)
+        self.setting = "mc_token"
         self.token_given = token_given
 
 

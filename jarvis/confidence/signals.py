@@ -44,7 +44,7 @@ def retrieval_signals(pages: Sequence, answer_title: str) -> dict[str, float]:
         "lexical_rank": float(lexical),
         "dense_rank": float(dense),
         "rankings_agree": float(lexical == 0 and dense == 0),
-        "answer_page_article": float(page is not None and getattr(page, "kind", "article") == "article"),
+        "answer_page_article": float(page is not None and getattr(page, "page_kind", "article") == "article"),
     }
 
 

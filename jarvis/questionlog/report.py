@@ -35,10 +35,12 @@ TOP = 20                       # rows of each list in the report
 TERMINAL_ORIGIN = "ask"        # the log's origin of a question asked with `jarvis ask` (no player)
 _SINCE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+# What to do about the questions Jarvis could not answer (a front end may say it with its own commands).
+UNANSWERED_REMEDY = "add a guide page or your players' words to the index"
 
 
 class ReportError(JarvisError):
-    """A report that cannot be made (no log, a bad --since)."""
+    """A report that cannot be made (no log, a bad ``since``)."""
 
 
 @dataclass
@@ -114,7 +116,7 @@ def parse_since(text: str, now: datetime) -> datetime | None:
         return now - timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
     when = parse_time(text.strip())
     if when is None:
-        raise ReportError(f"--since {text!r}: give a time span (7d, 24h, 30m, 2w), a date (2026-11-01) or all")
+        raise ReportError(f"{text!r}: give a time span (7d, 24h, 30m, 2w), a date (2026-11-01) or all", setting="since")
     return when
 
 
@@ -164,7 +166,8 @@ class UsageReport:
     def to_json(self) -> dict:
         return self.data
 
-    def markdown(self, chart_name: str | None = None) -> str:
+    def markdown(self, chart_name: str | None = None, remedy: str = UNANSWERED_REMEDY) -> str:
+        """The report for people; ``remedy``: what to do about the questions not answered."""
         d = self.data
         window = (f"{d['since']} to {d['until']}" if d["since"] else f"everything logged, to {d['until']}")
         share = (lambda n: f"{n} ({n / d['questions']:.0%})") if d["questions"] else str
@@ -181,8 +184,7 @@ class UsageReport:
                            ["latency p50 / p95", _seconds(d["latency"]["p50"]) + " / " + _seconds(d["latency"]["p95"])]],
                           headers=["", ""], tablefmt="github"), ""]
         lines += ["## Questions not answered", "",
-                  "What Jarvis could not answer, or would not state as fact: add a guide page (`jarvis index "
-                  "--docs`) or your players' words (`--glossary`).", ""]
+                  f"What Jarvis could not answer, or would not state as fact: {remedy}.", ""]
         lines += [_table(d["unanswered"], ["question", "count"]) if d["unanswered"] else "None.", ""]
         lines += ["## Answers marked wrong", "", "Players said \"jarvis, wrong\" within a minute of these answers.", ""]
         lines += [_table(d["marked_wrong"], ["question", "count", "answer", "page"]) if d["marked_wrong"]
@@ -221,11 +223,11 @@ class UsageReport:
         fig.savefig(path, dpi=110)
         plt.close(fig)
 
-    def write_all(self, out_dir: Path) -> list[Path]:
-        """report.md, chart.png and report.json into out_dir."""
+    def write_all(self, out_dir: Path, remedy: str = UNANSWERED_REMEDY) -> list[Path]:
+        """report.md, chart.png and report.json into out_dir (``remedy``: as for ``markdown``)."""
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = [out_dir / "report.md", out_dir / "chart.png", out_dir / "report.json"]
-        paths[0].write_text(self.markdown(chart_name=paths[1].name), encoding="utf-8")
+        paths[0].write_text(self.markdown(chart_name=paths[1].name, remedy=remedy), encoding="utf-8")
         self.write_chart(paths[1])
         paths[2].write_text(json.dumps(self.data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         return paths

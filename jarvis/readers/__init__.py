@@ -7,8 +7,11 @@
 Modules:
 - ``base``: ``Passage`` (what readers read), ``Span`` (what they return), the ``Reader`` protocol;
 - ``span``: the span reader (an extractive QA model, RoBERTa by default), and ``onnx_backend`` that runs
-  it with onnxruntime on a CPU; ``card`` and ``context``: how a reader trained by Jarvis reads;
-- ``passages``: which passages the span reader reads within its token budget;
+  it with onnxruntime on a CPU; ``card`` and ``context``: how a reader trained by Jarvis reads; ``tokens``: the
+  tokenizer as the span reader and the passage selector count with it;
+- ``questions``: the question classifier (what a question asks for, one vocabulary of answer kinds);
+- ``ranking``: the passage ranker (which paragraphs of the top pages are about the question);
+- ``passages``: which passages the span reader reads within its token budget (the ranker's best that fit);
 - ``fallback``: the offline sentence reader, for when no QA weights can be loaded.
 
 A span reader that cannot load (weights not on disk, no network) gives way to the offline reader named by
@@ -37,7 +40,7 @@ log = logging.getLogger(__name__)
 SPAN = "span"
 OWN = "jarvis"     # Jarvis's own reader, shipped in the package
 SENTENCE_READER = "fallback:auto"   # what answers when Jarvis's own reader cannot load
-OFFLINE_READERS = ("jarvis", "auto", "minilm", "lexical")   # the values of ReaderSettings.fallback
+OFFLINE_READERS = ("jarvis", "auto", "minilm", "lexical")   # the values of ReaderSettings.fallback (jarvis + the sentence readers)
 
 
 @dataclass(frozen=True)
@@ -48,11 +51,11 @@ class ReaderChoice:
     load: Callable[[ReaderSettings, object, object], Reader]
 
 
-def _fallback(kind: str) -> Callable[[ReaderSettings, object, object], Reader]:
+def _fallback(variant: str) -> Callable[[ReaderSettings, object, object], Reader]:
     def load(settings: ReaderSettings, encoder, glossary) -> Reader:
         from jarvis.readers.fallback import load_fallback_reader
 
-        return load_fallback_reader(kind, settings.fallback_tuning, encoder, glossary)
+        return load_fallback_reader(variant, settings.fallback_tuning, encoder, glossary)
     return load
 
 

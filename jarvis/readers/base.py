@@ -1,14 +1,15 @@
 """What every reader reads and returns, and the errors of loading one.
 
 ``Passage`` (one paragraph of a retrieved page), ``Span`` (an answer: the passage and the characters
-of it that answer), ``Reader`` (the protocol the pipeline needs), and the errors of loading a reader.
+of it that answer), ``Reader`` (the protocol the pipeline needs), ``sentence_around`` (the sentence an
+answer was read in, split by crawler.sentences, the one splitter), and the errors of loading a reader.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
+from crawler.sentences import split_sentences
 from jarvis.errors import JarvisError
 
 
@@ -72,31 +73,6 @@ class Reader(Protocol):
 
     def read(self, question: str, passages: Sequence[Passage]) -> Span | None:
         """The best answer in the passages, or None when the reader does not know."""
-
-
-# A sentence ends at . ! ? followed by a space and a capital, digit or bracket (the fallback reader splits
-# its blocks the same way).
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
-ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "approx.", "ca.")
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Character ranges of the sentences of a text, without surrounding spaces."""
-    spans = []
-    start = 0
-    for match in list(SENTENCE_END.finditer(text)) + [None]:
-        end = match.start() if match else len(text)
-        if match and text[:end].lower().endswith(ABBREVIATIONS):
-            continue
-        left, right = start, end
-        while left < right and text[left].isspace():
-            left += 1
-        while right > left and text[right - 1].isspace():
-            right -= 1
-        if left < right:
-            spans.append((left, right))
-        start = match.end() if match else end
-    return spans
 
 
 def sentence_around(span: Span) -> str:

@@ -27,7 +27,6 @@ None and Jarvis says it does not know.
 from __future__ import annotations
 
 import logging
-import os
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -39,6 +38,7 @@ from jarvis.readers.base import ModelUnavailableError, Passage, ReaderNeeds, Rea
 from jarvis.readers.card import CONTEXT_HEADER, ReaderCard
 from jarvis.readers.context import reader_context
 from jarvis.readers.tokens import Tokens, Window
+from jarvis.runtime import compute_threads
 
 log = logging.getLogger(__name__)
 
@@ -109,8 +109,7 @@ class SpanReader:
         if settings.backend not in READER_BACKENDS:
             raise ReaderSettingsError(f"unknown reader backend {settings.backend!r} "
                                         f"(choose from {', '.join(READER_BACKENDS)})")
-        # More threads than this buys little for one question and starves the chat bridge.
-        threads = settings.threads or min(os.cpu_count() or 1, 8)
+        threads = compute_threads()   # the process's, set once by the entry point (jarvis/runtime.py)
         card = ReaderCard.of(settings.model)
         shipped = card.onnx_file(settings.model) if settings.quantize else None
         if settings.backend == "onnx" and shipped is not None and not cuda_available():

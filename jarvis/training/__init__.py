@@ -5,8 +5,8 @@
 Questions (question, page title, gold spans) plus the corpus the pages come from become SQuAD 2.0 shaped
 examples (``examples``: answerable paragraphs and unanswerable ones from the same page and from the wrong
 pages retrieval finds), then windows (``features``), then a fine-tuned model (``trainer``). The output
-directory holds the model in Hugging Face format (``ask --model DIR`` loads it, and so does a later
-``--base DIR``), its int8 ONNX export (``model.int8.onnx``, what the span reader runs on a CPU) and
+directory holds the model in Hugging Face format (the span reader loads it as ``ReaderSettings.model``, and a
+later training starts from it as ``TrainOptions.base``), its int8 ONNX export (``model.int8.onnx``, what the span reader runs on a CPU) and
 ``jarvis-reader.json`` (how it reads: window, stride, the context header; what it was trained on and how).
 
 Modules: ``examples`` (questions + corpus -> examples), ``features`` (examples -> token windows),
@@ -25,6 +25,7 @@ from typing import Sequence
 
 from jarvis.errors import JarvisError, first_line
 from jarvis.readers.card import CONTEXT_HEADER, ONNX_NAME, READER_CARD
+from jarvis.readers.ranking import PassageRanker
 from jarvis.training.evaluate import DevScore, dev_f1
 from jarvis.training.examples import (ExampleReport, ExamplesFileError, GoldQuestion, QAExample, SearchFn,
                                       build_examples, example_report, read_examples, write_examples)
@@ -126,7 +127,7 @@ def sample_questions(questions: Sequence, fraction: float, seed: int) -> list:
     return random.Random(seed).sample(questions, max(1, round(len(questions) * fraction)))
 
 
-def train_reader(questions: Sequence[GoldQuestion], pages: Sequence, options: TrainOptions, ranker,
+def train_reader(questions: Sequence[GoldQuestion], pages: Sequence, options: TrainOptions, ranker: PassageRanker,
                  search: SearchFn | None = None, progress: bool = True,
                  dev: Sequence[QAExample] = ()) -> TrainResult:
     """Build the examples, fine-tune the base on them and write the model to ``options.out``."""

@@ -24,6 +24,7 @@ from typing import Callable, Iterable, Protocol, Sequence
 
 from jarvis.readers.base import Passage
 from jarvis.readers.context import reader_context
+from jarvis.readers.ranking import PassageRanker
 
 ANSWER = "answer"
 SAME_PAGE = "same_page"
@@ -77,11 +78,6 @@ class CorpusPage(Protocol):
     paragraphs: list[str]
     sections: list[list[str]] | None
     aliases: list[str]
-
-
-class PassageRanker(Protocol):
-    def scores(self, question: str, passages: Sequence[Passage]) -> list[float]:
-        """Higher first (jarvis.readers.passages.PassageSelector)."""
 
 
 SearchFn = Callable[[str, int], Sequence]   # (question, k) -> hits with .title (index.Searcher.search)

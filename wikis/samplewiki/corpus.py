@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from crawler.corpus import Page, write_corpus
-from crawler.kinds import classify_page
+from crawler.page_kinds import classify_page
 from crawler.settings import CrawlSettings
 from crawler.tables import Grid, cell_text, row_texts
 from jarvis.config import BUNDLED_CORPUS
@@ -45,7 +45,7 @@ def _page(title: str, base_url: str, blocks: list[Block], tables: str, aliases: 
     lead = next((text for text, path in zip(paragraphs, sections) if not path), "")
     kind = classify_page(title, namespace=namespace_number(title), categories=categories, lead=lead, hatnotes=hatnotes)
     return Page(title=title, url=base_url + url_path(title), paragraphs=paragraphs, aliases=aliases,
-                sections=sections, kind=kind, categories=categories, site=SITE_NAME)
+                sections=sections, page_kind=kind, categories=categories, site=SITE_NAME)
 
 
 def block_sections(blocks: list[Block], tables: str = CrawlSettings.tables) -> tuple[list[str], list[list[str]]]:

@@ -6,32 +6,34 @@
    page (a question with no word beyond the page's subject asks for the definition), whether
    its section holds the kind of answer asked for ("Drops", "Spawning", "Crafting") or is named
    by a word of the question ("Taming" for "how do I tame"), and whether a sentence of it holds
-   the kind of phrase asked for (kinds.py).
+   the kind of phrase asked for (phrases.py; the kinds: jarvis/readers/questions.py).
 3. Which page: the subject's own page. When a page of the results is what the question is about
    (every word of its title is asked; the best-ranked such page) and it says anything about the
    question, only its blocks are read: a page about something else never answers then, and on it
    the subject's own name says nothing.
 4. Which sentence of the best blocks: the block's score, the question's words in the sentence,
    its place in the block, and how surely it holds the kind of phrase asked for.
-5. Trimming (trimming.py, kinds.py).
+5. Trimming (trimming.py, phrases.py).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from crawler.table_rows import parse_row
 from crawler.tables import INGREDIENTS_HEADER
 from index.glossary import ACTION, NAME, PROSE, Glossary
 from jarvis.config import FallbackSettings
+from jarvis.readers import questions
 from jarvis.readers.fallback.blocks import Block, Sentence, split_blocks
-from jarvis.readers.fallback.kinds import (DROPS, EXPERIENCE, METHOD, PLACE, PROPERTY_STEMS, QUANTITY, RECIPE, SURE_SECTION,
-                                   TOOL, TOOL_MATERIAL, counted_words, is_no_drop, kind_matches, measure_headers,
-                                   measure_units, names_a_place, query_terms, question_kind, section_matches,
-                                   trim_to_kind)
-from jarvis.readers.fallback.tables import parse_row
+from jarvis.readers.fallback.phrases import (EXPERIENCE, TOOL_MATERIAL, holds_answer_kind, is_no_drop, measure_units,
+                                             names_a_place, query_terms, trim_to_answer_kind)
+from jarvis.readers.questions import (DROPS, METHOD, PLACE, PROPERTY_STEMS, QUANTITY, RECIPE, SURE_SECTION, TOOL,
+                                      counted_words, measure_headers, section_fit)
 from jarvis.readers.fallback.trimming import answer_opening, answer_start, clause_end, says_something, strip_span
 from jarvis.lexical import TermAnalyzer, Word, bm25_scores
 from jarvis.readers.base import ReaderNeeds, Passage, Span
+from jarvis.readers.ranking import relative
 
 
 # Candidate sentences compared with each other for the confidence model's signals: the margin of each over
@@ -45,7 +47,7 @@ class ScoredBlock:
     words: float            # BM25 of the question's words, relative to the best block
     rank: float             # 1 for the top page, 0 for the last one read
     lead: float             # 1 when the block opens its page
-    kind: float             # 1 when a sentence of it holds the kind of phrase asked for (a number, a place...)
+    phrase: float           # 1 when a sentence of it holds the kind of phrase asked for (a number, a place...)
     subject: float = 0.0    # 1 when its page is what the question is about
     section: float = 0.0    # 1 when its section holds the kind of answer asked for, -1 when it never does
     semantic: float = 0.0   # MiniLM cosine similarity to the question (0 when not computed)
@@ -102,10 +104,10 @@ class SentenceReader:
         trims = [self.trim(question, s.sentence) for s in scored]
         answers = [s.sentence.passage.text[start:end] for s, (start, end) in zip(scored, trims)]
         similarity = self._sentence_similarity(question, scored[:n])
-        kind = question_kind(question)
+        answer_kind = questions.answer_kind(question)
         spans = []
         for rank, (candidate, (start, end)) in enumerate(zip(scored[:n], trims)):
-            signals = self._signals(scored, rank, answers, (start, end), kind)
+            signals = self._signals(scored, rank, answers, (start, end), answer_kind)
             if similarity is not None:
                 signals["sentence_semantic"] = similarity[rank]
             passage = candidate.sentence.passage
@@ -114,7 +116,7 @@ class SentenceReader:
         return spans
 
     def _signals(self, scored: list[ScoredSentence], rank: int, answers: list[str], trimmed: tuple[int, int],
-                 kind: str | None) -> dict[str, float]:
+                 answer_kind: str | None) -> dict[str, float]:
         """How a candidate sentence fared, for the confidence model: its scores and their parts, its place and
         margin among the candidates, whether the others say the same, and what kind of answer was asked for."""
         candidate = scored[rank]
@@ -140,10 +142,10 @@ class SentenceReader:
             "agreeing": float(sum(a >= 0.5 for a in agreement)),
             "same_page_share": (sum(s.sentence.passage.title == sentence.passage.title for s in scored) - 1)
                                / max(1, len(scored) - 1),
-            "has_kind": float(kind is not None),
+            "has_kind": float(answer_kind is not None),
         }
-        if kind is not None:
-            signals[f"kind_{kind}"] = 1.0
+        if answer_kind is not None:
+            signals[f"kind_{answer_kind}"] = 1.0
         return signals
 
     def _sentence_similarity(self, question: str, scored: list[ScoredSentence]) -> list[float] | None:
@@ -160,12 +162,12 @@ class SentenceReader:
         """The blocks of the passages, best first; [] when none shares a word with the question."""
         settings = self.settings
         blocks = split_blocks(passages)
-        kind = question_kind(question)
+        answer_kind = questions.answer_kind(question)
         query = query_terms(self.analyzer, self.glossary.expand(question, (NAME, ACTION, PROSE)),
-                            kind)
+                            answer_kind)
         if not blocks or not query:
             return []
-        words = _relative(bm25_scores(query, [self.analyzer.terms(b.text) for b in blocks]))
+        words = relative(bm25_scores(query, [self.analyzer.terms(b.text) for b in blocks]))
         if not any(words):
             return []  # nothing read mentions anything asked: Jarvis does not know
         words = [1.0 if self._row_named(b.text, query) else x for b, x in zip(blocks, words)]
@@ -173,28 +175,28 @@ class SentenceReader:
         weights = dict(self.block_weights)
         subjects = self.subject_titles(query, [p.title for p in sorted(passages, key=lambda p: p.page_rank)])
         top_title = min(passages, key=lambda p: p.page_rank).title
-        definition = kind is None and set(query) <= set(self.analyzer.terms(subjects[0] if subjects else top_title))
+        definition = answer_kind is None and set(query) <= set(self.analyzer.terms(subjects[0] if subjects else top_title))
         if definition:
             weights["lead"] = settings.definition_lead_weight
-        elif kind == PLACE:
+        elif answer_kind == PLACE:
             weights["lead"] = settings.place_lead_weight
-        if kind:
-            weights["kind"] = settings.block_kind_weight
+        if answer_kind:
+            weights["phrase"] = settings.block_kind_weight
             weights["subject"] = settings.block_subject_weight
         weights["section"] = settings.section_weight
         asked = set(query) - {t for title in subjects for t in self.analyzer.terms(title)}
         scored = [ScoredBlock(b, words=x, rank=1.0 - b.passages[0].page_rank / worst_rank,
                               lead=float(b.opens_page),
-                              kind=min(1.0, max((self._holds_kind(kind, s) for s in b.sentences()), default=0.0)),
+                              phrase=min(1.0, max((self._holds_kind(answer_kind, s) for s in b.sentences()), default=0.0)),
                               subject=float(b.title in subjects),
-                              section=0.0 if definition else self._section_score(kind, asked, b))
+                              section=0.0 if definition else self._section_score(answer_kind, asked, b))
                   .combine(weights) for b, x in zip(blocks, words)]
         # The subject's own page answers when it says anything about the question (see the module doc).
         if any(s.subject and s.words > 0 for s in scored):
             scored = [s for s in scored if s.subject]
             # ... where its own name says nothing: what else of the question a block says counts.
             rest = [t for t in query if t in asked]
-            own = (_relative(bm25_scores(rest, [self.analyzer.terms(s.block.text) for s in scored])) if rest
+            own = (relative(bm25_scores(rest, [self.analyzer.terms(s.block.text) for s in scored])) if rest
                    else [0.0] * len(scored))
             for block, x in zip(scored, own):
                 block.words = x
@@ -227,14 +229,14 @@ class SentenceReader:
             return []
         return [next(iter(about))]
 
-    def _section_score(self, kind: str | None, asked: set[str], block: Block) -> float:
+    def _section_score(self, answer_kind: str | None, asked: set[str], block: Block) -> float:
         section = block.passages[0].section
         if not section:
             return 0.0
-        by_kind = section_matches(kind, section)
+        by_kind = section_fit(answer_kind, section)
         if by_kind:
             return by_kind
-        if kind not in (DROPS, QUANTITY) and section_matches(DROPS, section[:1]) > 0:
+        if answer_kind not in (DROPS, QUANTITY) and section_fit(DROPS, section[:1]) > 0:
             return 0.0   # "Drops › Breeding" is what breeding drops, not how to breed
         named = set(self.analyzer.terms(" ".join(section)))
         return 1.0 if named & asked else 0.0
@@ -244,12 +246,12 @@ class SentenceReader:
     def score_sentences(self, question: str, passages: Sequence[Passage]) -> list[ScoredSentence]:
         """The sentences of the best few blocks, best first."""
         settings = self.settings
-        kind = question_kind(question)
-        best_blocks = self.score_blocks(question, passages)[:settings.typed_blocks if kind else settings.plain_blocks]
+        answer_kind = questions.answer_kind(question)
+        best_blocks = self.score_blocks(question, passages)[:settings.typed_blocks if answer_kind else settings.plain_blocks]
         # The player's own words, with the wiki's verbs for them ("pick up" -> "obtained"): the wiki's
         # names (glossary) helped find the blocks, but in a sentence they mostly match the definition
         # ("A desert pyramid, also known as a desert temple, is ...").
-        query = query_terms(self.analyzer, self.glossary.expand(question, (ACTION, PROSE)), kind)
+        query = query_terms(self.analyzer, self.glossary.expand(question, (ACTION, PROSE)), answer_kind)
         candidates = [(block, s) for block in best_blocks for s in block.block.sentences()]
         if not candidates:
             return []
@@ -258,19 +260,19 @@ class SentenceReader:
         subject_terms = {t for title in {b.block.title for b in best_blocks if b.subject}
                          for t in self.analyzer.terms(title)}   # as the block stage found it
         query = [t for t in query if t not in subject_terms]
-        words = _relative(bm25_scores(query, [self.analyzer.terms(s.text) for _, s in candidates],
+        words = relative(bm25_scores(query, [self.analyzer.terms(s.text) for _, s in candidates],
                                       b=settings.sentence_length_norm))
         # A table row named by the question ("Pigstep — ...; Length: 2:28" for "how long is pigstep")
         # is about what was asked, however often its name appears in the other candidates.
         words = [1.0 if self._row_named(s.passage.text, query) else x for (_, s), x in zip(candidates, words)]
         measures, units = measure_headers(question), measure_units(question)
-        later_row = _later_row_penalty(passages, settings.later_row_step) if kind == DROPS else {}
-        scored = [ScoredSentence(s, b, x, self._holds_kind(kind, s, measures, units, listed=bool(b.block.lead_in))
+        later_row = _later_row_penalty(passages, settings.later_row_step) if answer_kind == DROPS else {}
+        scored = [ScoredSentence(s, b, x, self._holds_kind(answer_kind, s, measures, units, listed=bool(b.block.lead_in))
                                  - later_row.get(id(s.passage), 0.0))
                   .combine(settings) for (b, s), x in zip(candidates, words)]
         return sorted(scored, key=lambda s: -s.score)
 
-    def _holds_kind(self, kind: str | None, sentence: Sentence, measures: tuple[str, ...] = (), units=None,
+    def _holds_kind(self, answer_kind: str | None, sentence: Sentence, measures: tuple[str, ...] = (), units=None,
                     listed: bool = False) -> float:
         """How surely a sentence holds the kind of answer asked for: 1 for a phrase of that kind;
         ``settings.sure_kind_match`` for a number in the units of the measure asked for ("every ...
@@ -280,27 +282,27 @@ class SentenceReader:
         settings = self.settings
         text = sentence.passage.text
         row = parse_row(text)
-        in_its_section = section_matches(kind, sentence.passage.section) >= SURE_SECTION
+        in_its_section = section_fit(answer_kind, sentence.passage.section) >= SURE_SECTION
         if row is not None and in_its_section:
-            if kind == RECIPE:   # a row without ingredients ("Block of Netherite: 9") is no sure recipe
+            if answer_kind == RECIPE:   # a row without ingredients ("Block of Netherite: 9") is no sure recipe
                 return settings.table_row_kind_match if _ingredient_cells(text, row) else 1.0
-            if kind == DROPS and any(c.isdigit() for c in text[row.subject_end:]) \
+            if answer_kind == DROPS and any(c.isdigit() for c in text[row.subject_end:]) \
                     and not is_no_drop(text[row.subject_start:row.subject_end]):
                 return settings.table_row_kind_match
-        if row is not None and kind == METHOD:
+        if row is not None and answer_kind == METHOD:
             return 0.0   # a table row states facts; how to do something is told in prose
-        if row is not None and kind == QUANTITY and measures:
+        if row is not None and answer_kind == QUANTITY and measures:
             headers = {word for c in row.cells for word in text[c.header_start:c.header_end].lower().split()}
             if headers & set(measures):
                 return settings.table_row_kind_match
-        if kind == DROPS and listed and in_its_section and not EXPERIENCE.search(text):
+        if answer_kind == DROPS and listed and in_its_section and not EXPERIENCE.search(text):
             return settings.sure_kind_match   # an item of the list under "Witches drop:"
-        matches = float(kind_matches(kind, sentence.text))
-        if matches and kind == QUANTITY and units is not None and units.search(sentence.text):
+        matches = float(holds_answer_kind(answer_kind, sentence.text))
+        if matches and answer_kind == QUANTITY and units is not None and units.search(sentence.text):
             return settings.sure_kind_match
-        if matches and kind == TOOL and TOOL_MATERIAL.search(sentence.text):
+        if matches and answer_kind == TOOL and TOOL_MATERIAL.search(sentence.text):
             return settings.sure_kind_match
-        if matches and kind == PLACE and names_a_place(sentence.text):
+        if matches and answer_kind == PLACE and names_a_place(sentence.text):
             return settings.sure_kind_match
         return matches
 
@@ -325,12 +327,12 @@ class SentenceReader:
         if not says_something([w for w in words if start <= w.start < end]):
             start, end = sentence.start, sentence.end  # nothing left worth saying: the whole sentence
         asked = {w.stem for w in question_words if not w.is_stop} - subject
-        kind = question_kind(question)
+        answer_kind = questions.answer_kind(question)
         row = parse_row(text)
         if row is not None and sentence.start <= row.subject_start:
             headers = asked | {stem for word in measure_headers(question) for stem in self.analyzer.terms(word)}
-            return self._trim_row(kind, headers, text, row)
-        typed = trim_to_kind(kind, text, sentence.start, sentence.end, start, end,
+            return self._trim_row(answer_kind, headers, text, row)
+        typed = trim_to_answer_kind(answer_kind, text, sentence.start, sentence.end, start, end,
                              lambda phrase: len(asked & set(self.analyzer.terms(phrase))), question,
                              units=measure_units(question), counts=self._counter(question))
         if typed is not None:
@@ -338,20 +340,20 @@ class SentenceReader:
         return strip_span(text, start, end)
 
     def _counter(self, question: str):
-        """Whether a number phrase counts what a "how many" question counts (kinds.counted_words)."""
+        """Whether a number phrase counts what a "how many" question counts (questions.counted_words)."""
         counted = set(self.analyzer.terms(counted_words(question)))
         return lambda phrase: bool(counted & set(self.analyzer.terms(phrase)))
 
-    def _trim_row(self, kind: str | None, asked: set[str], text: str, row) -> tuple[int, int]:
+    def _trim_row(self, answer_kind: str | None, asked: set[str], text: str, row) -> tuple[int, int]:
         """The answer in a table row: what the row is about for drops and recipes (the item, the
         ingredients), else the cell whose header or value names what was asked, else the row's subject."""
-        if kind == RECIPE:
+        if answer_kind == RECIPE:
             # "Golden Apple — Ingredients: Gold Ingot+ Apple": how it is made; a row without an
             # ingredient list (a "Crafting ingredient" row) is what the subject makes.
             ingredients = _ingredient_cells(text, row)
             if ingredients:
                 return ingredients[0].value_start, ingredients[0].value_end
-        if kind not in (DROPS, RECIPE) and row.cells:
+        if answer_kind not in (DROPS, RECIPE) and row.cells:
             cells = [(len(asked & set(self.analyzer.terms(text[c.header_start:c.header_end]))), c)
                      for c in row.cells]
             matched, best = max(cells, key=lambda pair: pair[0])
@@ -359,7 +361,7 @@ class SentenceReader:
                 # A transposed table: the row is the property asked for ("Hardness — Glimmer block: 0.5").
                 matched, best = 1, row.cells[0]
             if matched:
-                typed = trim_to_kind(kind, text, best.value_start, best.value_end, best.value_start, best.value_end)
+                typed = trim_to_answer_kind(answer_kind, text, best.value_start, best.value_end, best.value_start, best.value_end)
                 return typed if typed is not None else (best.value_start, best.value_end)
         return row.subject_start, row.subject_end
 
@@ -389,11 +391,6 @@ def _later_row_penalty(passages: Sequence[Passage], step: float) -> dict[int, fl
 
 def _ingredient_cells(text: str, row) -> list:
     return [c for c in row.cells if INGREDIENTS_HEADER.match(text[c.header_start:c.header_end])]
-
-
-def _relative(scores: list[float]) -> list[float]:
-    top = max(scores, default=0.0)
-    return [x / top if top > 0 else 0.0 for x in scores]
 
 
 def _word_overlap(a: str, b: str) -> float:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from crawler.sentences import first_sentence
 from crawler.settings import JOKE_TERMS, SPIN_OFF_GAMES, SPIN_OFF_NAMESPACES
 
 VERSION_TITLE = re.compile(
@@ -40,11 +41,8 @@ _VERSION_LEAD = re.compile(
 _PAST_TENSE_LEAD = re.compile(r"^(?:(?:the|an?)\s+)?[^.]{1,80}?\s(?:was|were)\s(?!(?:added|introduced|"
                               r"released|renamed|first|originally|created|called|known)\b)", re.IGNORECASE)
 _PRESENT_TENSE = re.compile(r"\b(?:is|are)\b", re.IGNORECASE)
-_REMOVED_WORDS = re.compile(r"\b(?:unused|removed|scrapped|cancelled|canceled|no longer (?:exists|available|"
-                            r"obtainable|in the game))\b", re.IGNORECASE)
 _NOT_REMOVED_SUBJECT = re.compile(r"\b(?:livestream|event|edition|update|bug|glitch|contest)\b", re.IGNORECASE)
 _JOKE_LEAD = re.compile(r"\b(?:april fools?'?(?: day)?|(?<!inside )joke)\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 _NON_WORD = re.compile(r"[\W_]+")
 
 
@@ -133,8 +131,9 @@ def _namespace_of(title: str) -> tuple[str, str]:
 
 
 def _first_sentence(text: str) -> str:
+    """The lead's first sentence, footnote markers out (crawler.sentences, the one splitter)."""
     text = re.sub(r"\[(?:\d+|[a-z]|note \d+|citation needed)\]", "", " ".join(text.split()))
-    return _SENTENCE_END.split(text, maxsplit=1)[0] if text else ""
+    return first_sentence(text) if text else ""
 
 
 def _words(text: str) -> str:
