@@ -231,18 +231,19 @@ def main() -> int:
     meter = CpuMeter(lambda: [os.getpid(), *(w.pid for w in workers)])
     with tempfile.TemporaryDirectory(prefix="jarvis-bench-network-") as tmp:
         home = Path(tmp) / "home"
-        config = Config(home=home, reader=ReaderSettings(model="", reader=args.reader, cache_size=0))
+        # One compute thread per process (torch's and the onnxruntime sessions'): a worker per core.
+        config = Config(home=home, reader=ReaderSettings(model="", reader=args.reader, cache_size=0, threads=1))
         index_dir = ensure_index(config.bundled_corpus, config.default_index_dir, profile=config.index_profile,
                                  progress=False)
         config_file = Path(tmp) / "bench.toml"
-        config_file.write_text("[reader]\ncache_size = 0\n\n[redis]\nmax_waiting = 100000\nmax_age = 600\n")
+        config_file.write_text("[reader]\ncache_size = 0\nthreads = 1\n\n[redis]\nmax_waiting = 100000\nmax_age = 600\n")
         with RedisServer(Path(tmp) / "redis") as server:
             settings = RedisSettings(url=server.url, max_waiting=100_000, max_age=600.0, busy_after=600.0)
             try:
                 # 1. in-process, one thread, one question at a time
-                import torch
+                from jarvis.runtime import set_threads
 
-                torch.set_num_threads(1)
+                set_threads(1)
                 low = questions[:args.low_load]
                 with assemble(config, index_dir) as jarvis:
                     jarvis.ask(questions[-1])     # first-question costs (lazy loading) are not the steady state
