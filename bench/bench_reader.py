@@ -74,6 +74,8 @@ CONFIGS = {
     "distilbert-onnx-int8": ("distilbert", {"backend": "onnx"}),
     "distilbert-torch-int8": ("distilbert", {"backend": "torch"}),
     "jarvis": ("", {"reader": "jarvis"}),     # Jarvis's own reader as shipped (trained weights, int8 ONNX)
+    "jarvis-b1024": ("", {"reader": "jarvis", "token_budget": 1024}),
+    "jarvis-b768": ("", {"reader": "jarvis", "token_budget": 768}),
     "fallback:minilm": ("", {"model": "", "fallback": "minilm"}),
     "fallback:lexical": ("", {"model": "", "fallback": "lexical"}),
 }

@@ -57,10 +57,13 @@ def holds(sentence: str, golds) -> bool:
     return any(f" {normalize_answer(g)} " in text for g in golds if normalize_answer(g))
 
 
-def ask_all(config: Config, reader: str, index_dir: Path, questions, set_name: str, held: set[str]) -> list[Asked]:
+def ask_all(config: Config, reader: str, index_dir: Path, questions, set_name: str, held: set[str],
+            token_budget: int | None = None) -> list[Asked]:
     from dataclasses import replace
 
     settings = replace(config.reader, reader=reader, cache_size=0)
+    if token_budget is not None:
+        settings = replace(settings, token_budget=token_budget)
     out = []
     with assemble(config, index_dir, settings=settings) as jarvis:
         for q in questions:
@@ -90,6 +93,7 @@ def main() -> int:
     parser.add_argument("--reader", action="append", choices=list(READERS), help="default: both")
     parser.add_argument("--sets", nargs="*", help="question files under eval/dev (default: the held-back ones)")
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--token-budget", type=int, help="tokens read a question (default: the setting's)")
     args = parser.parse_args()
     config = Config.from_env()
     from eval.realbed import heldout_titles, realbed_corpus
@@ -112,7 +116,7 @@ def main() -> int:
                 asked = []
                 for path in sets:
                     part = ask_all(config, reader, index_dir, load_questions(path), path.name,
-                                   held if wiki == "real bed" else set())
+                                   held if wiki == "real bed" else set(), args.token_budget)
                     rows.append(row(path.name, reader, part))
                     if wiki == "real bed" and 0 < sum(a.held_out for a in part) < len(part):
                         # The same writer's questions on held-out pages against the rest: the fair comparison.
