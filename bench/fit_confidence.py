@@ -104,12 +104,14 @@ def observe_all(config: Config, reader_name: str, workdir: Path) -> tuple[list, 
 
 
 GUIDE_DIR = ROOT / "wikis" / "serverguide" / "pages"
-GUIDE_FIT, GUIDE_HELD = DEV / "server_guide2.txt", DEV / "server_guide.txt"
+# Fitted on every guide set but the first (each by its own writer); judged on the first, held back.
+GUIDE_FITS = [path for path in (DEV / "server_guide2.txt", DEV / "server_guide3.txt") if path.is_file()]
+GUIDE_HELD = DEV / "server_guide.txt"
 
 
 def fit_guide(config: Config, reader_key: str, precision: float, dry_run: bool) -> list:
     """The confidence of answers read on the server's own guide pages: fitted on guide questions
-    (server_guide2.txt, by a separate writer), never inherited from wiki questions; judged on the held-back
+    (server_guide2.txt and server_guide3.txt, each by a separate writer), never inherited from wiki questions; judged on the held-back
     server_guide.txt through the whole pipeline (the guide model for guide answers). Returns table rows."""
     from crawler.guide import read_guide
     from index.sources import CorpusSource, GuideSource
@@ -127,14 +129,15 @@ def fit_guide(config: Config, reader_key: str, precision: float, dry_run: bool) 
                                  glossary=searcher.glossary)
             neutral = assemble(config, searcher=searcher, reader=reader, settings=replace(config.reader, cache_size=0),
                                confidence=ConfidenceModel.neutral(reader.name))
-            fit_obs = [o for o in observe(neutral, load_questions(GUIDE_FIT), resolver, GUIDE_FIT.name, progress=False)
+            fit_obs = [o for path in GUIDE_FITS
+                       for o in observe(neutral, load_questions(path), resolver, path.name, progress=False)
                        if o.answer_title in guide_titles]
             name = f"{reader.name}-{GUIDE}"
             confidence = cross_validated(fit_obs, name)
             threshold = choose_threshold(fit_obs, confidence, precision)
             model = fit(fit_obs, name, description=f"The {reader.name} reader's confidence in answers read on the "
                         "server's own guide pages: fitted by bench/fit_confidence.py on guide questions only.",
-                        sets=[GUIDE_FIT.name], threshold=threshold, target_precision=precision)
+                        sets=[path.name for path in GUIDE_FITS], threshold=threshold, target_precision=precision)
             if not dry_run:
                 model.save(shipped_model_path(name))
             # Judged as a player would meet it: the whole pipeline, the guide model for guide answers.
@@ -145,7 +148,7 @@ def fit_guide(config: Config, reader_key: str, precision: float, dry_run: bool) 
     held_judged = [as_answered(o) for o in held]
     print(f"{name}: threshold {threshold:.3f} on {len(fit_obs)} guide answers"
           + ("" if dry_run else f"; wrote {shipped_model_path(name)}"))
-    return [figures(f"{GUIDE_FIT.name} (guide fit, cross-validated)", cv),
+    return [figures(f"{' + '.join(p.name for p in GUIDE_FITS)} (guide fit, cross-validated)", cv),
             figures(f"{GUIDE_HELD.name} (guide, held back, whole pipeline)", held_judged)]
 
 
@@ -155,7 +158,15 @@ def main() -> int:
     parser.add_argument("--precision", type=float, default=0.8,
                         help="the share of stated answers to be right at the threshold (default: %(default)s)")
     parser.add_argument("--dry-run", action="store_true", help="write nothing, print only")
+    parser.add_argument("--guide-only", action="store_true",
+                        help="fit only the guide's confidence model (the wiki's stays as it is)")
     args = parser.parse_args()
+    if args.guide_only:
+        config = Config.from_env()
+        for reader_key in args.reader or READERS:
+            rows = fit_guide(config, reader_key, args.precision, args.dry_run)
+            print(tabulate([r.row() for r in rows], headers=SetFigures.HEADERS, tablefmt="github"))
+        return 0
     config = Config.from_env()
     if not config.realbed_pages.is_file() and not args.dry_run:
         print("../shared/realwiki is missing: the shipped models are fitted on both wikis; use --dry-run")
