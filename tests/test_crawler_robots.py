@@ -6,6 +6,7 @@ The standard library's parser ignores wildcards and fetched /w/Gold_farm_(classi
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 
 import pytest
 
@@ -54,13 +55,19 @@ def test_nothing_disallowed_is_requested_wildcards_and_anchors_included(tmp_path
     assert report.skipped["robots.txt"] == len(FORBIDDEN)
 
 
-def test_crawl_delay_of_the_agents_group_spaces_requests(tmp_path):
-    robots = b"User-agent: *\nCrawl-delay: 0.3\n"
+@contextmanager
+def _site_with_crawl_delay():
+    """A local wiki of three pages whose robots.txt asks every agent for a 0.3 s crawl delay."""
     with LocalSite() as site:
-        site.add("/robots.txt", Reply(body=robots, headers={"Content-Type": "text/plain"}))
+        site.add("/robots.txt", Reply(body=b"User-agent: *\nCrawl-delay: 0.3\n", headers={"Content-Type": "text/plain"}))
         site.add_article("Main Page", [link("Cow"), link("Pig")], main_page=True)
         site.add_article("Cow", ["A <b>cow</b>."])
         site.add_article("Pig", ["A <b>pig</b>."])
+        yield site
+
+
+def test_crawl_delay_of_the_agents_group_spaces_requests(tmp_path):
+    with _site_with_crawl_delay() as site:
         crawl(site.base_url + "/w/Main_Page", tmp_path / "c.jsonl", CrawlSettings(delay=0, workers=4), progress=False)
         times = sorted(r.at for r in site.requests)
     assert len(times) == 4
@@ -69,12 +76,7 @@ def test_crawl_delay_of_the_agents_group_spaces_requests(tmp_path):
 
 
 def test_a_wiki_on_this_machine_waits_for_no_crawl_delay_unless_a_delay_is_given(tmp_path):
-    robots = b"User-agent: *\nCrawl-delay: 0.3\n"
-    with LocalSite() as site:
-        site.add("/robots.txt", Reply(body=robots, headers={"Content-Type": "text/plain"}))
-        site.add_article("Main Page", [link("Cow"), link("Pig")], main_page=True)
-        site.add_article("Cow", ["A <b>cow</b>."])
-        site.add_article("Pig", ["A <b>pig</b>."])
+    with _site_with_crawl_delay() as site:
         default = crawl(site.base_url + "/w/Main_Page", tmp_path / "a.jsonl", CrawlSettings(), progress=False)
         given = crawl(site.base_url + "/w/Main_Page", tmp_path / "b.jsonl", CrawlSettings(delay=0.1), progress=False)
     assert (default.local, default.delay) == (True, 0.0)          # 127.0.0.1: its Crawl-delay is not waited for
