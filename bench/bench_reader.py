@@ -76,6 +76,7 @@ CONFIGS = {
     "jarvis": ("", {"reader": "jarvis"}),     # Jarvis's own reader as shipped (trained weights, int8 ONNX)
     "jarvis-b1024": ("", {"reader": "jarvis", "token_budget": 1024}),
     "jarvis-b768": ("", {"reader": "jarvis", "token_budget": 768}),
+    "jarvis-b1536": ("", {"reader": "jarvis", "token_budget": 1536}),   # the budget before the card carried one
     "fallback:minilm": ("", {"model": "", "fallback": "minilm"}),
     "fallback:lexical": ("", {"model": "", "fallback": "lexical"}),
 }
@@ -216,7 +217,7 @@ def run_config(name: str, models: dict, inputs: Path, limit: int, threads: int, 
                      "all_words": sum(len(p.text.split()) for p in passages), "gold_available": gold_pages,
                      "gold_read": gold_pages and any(holds_gold(p.text, item["answers"]) for p in chosen.passages)})
     return {"config": name, "reader": reader.name, "backend": getattr(reader, "backend", "-"),
-            "budget": settings.token_budget, "load_s": load_s, "rows": rows, "peak_rss_mb": peak_rss_mb()}
+            "budget": selector.settings.token_budget, "load_s": load_s, "rows": rows, "peak_rss_mb": peak_rss_mb()}
 
 
 def peak_rss_mb() -> float:

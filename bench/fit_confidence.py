@@ -104,15 +104,16 @@ def observe_all(config: Config, reader_name: str, workdir: Path) -> tuple[list, 
 
 
 GUIDE_DIR = ROOT / "wikis" / "serverguide" / "pages"
-# Fitted on every guide set but the first (each by its own writer); judged on the first, held back.
+# Fitted on server_guide2.txt and server_guide3.txt (each by its own writer); judged on the first set and the
+# fourth (a further writer's), held back.
 GUIDE_FITS = [path for path in (DEV / "server_guide2.txt", DEV / "server_guide3.txt") if path.is_file()]
-GUIDE_HELD = DEV / "server_guide.txt"
+GUIDE_HELD = [path for path in (DEV / "server_guide.txt", DEV / "server_guide4.txt") if path.is_file()]
 
 
 def fit_guide(config: Config, reader_key: str, precision: float, dry_run: bool) -> list:
     """The confidence of answers read on the server's own guide pages: fitted on guide questions
     (server_guide2.txt and server_guide3.txt, each by a separate writer), never inherited from wiki questions; judged on the held-back
-    server_guide.txt through the whole pipeline (the guide model for guide answers). Returns table rows."""
+    server_guide.txt and server_guide4.txt through the whole pipeline (the guide model for guide answers). Returns table rows."""
     from crawler.guide import read_guide
     from index.sources import CorpusSource, GuideSource
     from jarvis.confidence import GUIDE
@@ -143,13 +144,15 @@ def fit_guide(config: Config, reader_key: str, precision: float, dry_run: bool) 
             # Judged as a player would meet it: the whole pipeline, the guide model for guide answers.
             whole = assemble(config, searcher=searcher, reader=reader, settings=replace(config.reader, cache_size=0))
             whole.guide_confidence = model
-            held = observe(whole, load_questions(GUIDE_HELD), resolver, GUIDE_HELD.name, progress=False)
+            held = {path.name: observe(whole, load_questions(path), resolver, path.name, progress=False)
+                    for path in GUIDE_HELD}
     cv = [o.judged(c, threshold) for o, c in zip(fit_obs, confidence)]
-    held_judged = [as_answered(o) for o in held]
+    held_judged = {name: [as_answered(o) for o in obs] for name, obs in held.items()}
     print(f"{name}: threshold {threshold:.3f} on {len(fit_obs)} guide answers"
           + ("" if dry_run else f"; wrote {shipped_model_path(name)}"))
     return [figures(f"{' + '.join(p.name for p in GUIDE_FITS)} (guide fit, cross-validated)", cv),
-            figures(f"{GUIDE_HELD.name} (guide, held back, whole pipeline)", held_judged)]
+            *(figures(f"{name} (guide, held back, whole pipeline)", judged) for name, judged in held_judged.items()),
+            figures("guide, every held-back set", [j for judged in held_judged.values() for j in judged])]
 
 
 def main() -> int:

@@ -40,7 +40,8 @@ def report(cards: list[dict], note: str) -> str:
     from tabulate import tabulate
 
     cards = sorted(cards, key=lambda c: c["questions_used"])
-    rows = [[f"{c['fraction']:.0%}", c["questions_used"], c["windows"], f"{c['train']['epochs']:g}",
+    most = max(c["questions_used"] for c in cards)   # shares of the largest question set in the report
+    rows = [[f"{c['questions_used'] / most:.0%}", c["questions_used"], c["windows"], f"{c['train']['epochs']:g}",
              f"{c['dev']['f1']:.3f}", f"{c['dev']['exact']:.3f}", f"{c['seconds'] / 60:.1f} min on {c['device']}"]
             for c in cards]
     table = tabulate(rows, headers=["share", "questions", "windows", "epochs", "dev F1", "dev exact", "training"],

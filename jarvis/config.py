@@ -77,6 +77,9 @@ class FallbackSettings:
     min_page_share: float = 0.9
 
 
+DEFAULT_TOKEN_BUDGET = 1536   # tokens a question, for readers whose card names none
+
+
 @dataclass(frozen=True)
 class PassageSettings:
     """How jarvis/readers/passages.py ranks the candidate passages before the token budget cuts them."""
@@ -122,8 +125,10 @@ class ReaderSettings:
     export_dir: str = ""                # where ONNX exports are cached ("": <model directory>/onnx)
     # Passage selection (jarvis/readers/passages.py): the tokens the span reader may read per question,
     # question and special tokens of every window included. The budget, not a paragraph count,
-    # bounds the cost of a question. 0: read every paragraph of the top pages.
-    token_budget: int = 1536
+    # bounds the cost of a question. 0: read every paragraph of the top pages. None: the reader's own (a trained
+    # reader's card carries the budget chosen for it on dev sets, docs/eval/reader/token-budget.md), else
+    # DEFAULT_TOKEN_BUDGET.
+    token_budget: int | None = None
     passages: PassageSettings = field(default_factory=PassageSettings)
     # Honest replies: an answer whose confidence (the estimated probability that it is right, jarvis/confidence)
     # is below this is not stated as fact; Jarvis says it is not sure and points to the page. Chosen by

@@ -198,6 +198,37 @@ def test_offline_the_default_model_out_of_reach_is_said_at_info_level(caplog, mo
     assert len(said) == 1 and said[0].levelno == logging.INFO and "fallback:lexical" in said[0].getMessage()
 
 
+def test_the_reader_card_carries_its_token_budget_and_a_budget_that_is_set_wins(tiny_reader, tmp_path):
+    """A trained reader reads the tokens its card names (chosen on dev sets, bench/token_budget.py) unless the
+    settings name a budget; a reader without one reads DEFAULT_TOKEN_BUDGET; a bad budget is one line."""
+    import shutil
+
+    from jarvis.assembly import passage_selector
+    from jarvis.config import DEFAULT_TOKEN_BUDGET
+    from jarvis.readers import load_reader
+    from jarvis.readers.base import ModelUnavailableError, Passage
+
+    folder = tmp_path / "budgeted"
+    shutil.copytree(tiny_reader, folder)
+    card = json.loads((folder / "jarvis-reader.json").read_text(encoding="utf-8"))
+    (folder / "jarvis-reader.json").write_text(json.dumps({**card, "token_budget": 120}), encoding="utf-8")
+    settings = ReaderSettings(model=str(folder))
+    reader = load_reader(settings, name="span")
+    passages = [Passage("Cow", f"Cows give leather and raw beef, fact number {n} of many about cows.", 0, n)
+                for n in range(40)]
+    chosen = passage_selector(reader, settings).select("what do cows drop", passages)
+    assert chosen.budget == 120 and 0 < chosen.tokens <= 120
+    assert passage_selector(reader, ReaderSettings(model=str(folder), token_budget=300)).select(
+        "what do cows drop", passages).budget == 300
+    plain = load_reader(ReaderSettings(model=str(tiny_reader)), name="span")
+    assert passage_selector(plain, ReaderSettings()).select("what do cows drop", passages).budget \
+        == DEFAULT_TOKEN_BUDGET
+    (folder / "jarvis-reader.json").write_text(json.dumps({**card, "token_budget": -5}), encoding="utf-8")
+    with pytest.raises(ModelUnavailableError) as error:
+        load_reader(settings, name="span")
+    assert "\n" not in str(error.value) and "token_budget" in str(error.value)
+
+
 @pytest.mark.parametrize("damage", ["missing", "corrupt"])
 def test_jarvis_own_reader_missing_or_corrupt_is_one_line(tmp_path, monkeypatch, tiny_reader, damage):
     """`--reader jarvis` names the reader installed at SHIPPED_READER; a missing or damaged model file is one

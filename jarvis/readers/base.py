@@ -63,6 +63,7 @@ class ReaderNeeds:
     tokenizer: object = None
     max_seq_len: int = 384
     doc_stride: int = 128
+    token_budget: int | None = None   # the reader's own budget (its card's); None: DEFAULT_TOKEN_BUDGET
 
 
 class Reader(Protocol):

@@ -35,6 +35,8 @@ class ReaderCard:
     # span's margin over no-answer): a "not sure" reply can then still quote where the answer most likely is.
     # False: a span must beat its window's no-answer score by ReaderSettings.no_answer_margin.
     always_answer: bool = False
+    # The tokens a question this reader reads by default (chosen for it on dev sets); None: the setting's default.
+    token_budget: int | None = None
 
     @classmethod
     def of(cls, source: str) -> "ReaderCard":
@@ -47,11 +49,14 @@ class ReaderCard:
             card = cls(context=str(data.get("context", CONTEXT_PLAIN)),
                        max_seq_len=int(data["max_seq_len"]) if data.get("max_seq_len") else None,
                        doc_stride=int(data["doc_stride"]) if data.get("doc_stride") is not None else None,
-                       rank=str(data.get("rank", "span")), always_answer=bool(data.get("always_answer", False)))
+                       rank=str(data.get("rank", "span")), always_answer=bool(data.get("always_answer", False)),
+                       token_budget=int(data["token_budget"]) if data.get("token_budget") is not None else None)
         except (OSError, ValueError, TypeError, AttributeError) as exc:
             raise ModelUnavailableError(f"{path} is not a readable reader card ({exc})") from exc
         if card.rank not in RANKS:
             raise ModelUnavailableError(f"{path}: unknown rank {card.rank!r} (choose from {', '.join(RANKS)})")
+        if card.token_budget is not None and card.token_budget < 0:
+            raise ModelUnavailableError(f"{path}: token_budget must be 0 or more, not {card.token_budget}")
         if card.context not in CONTEXTS:
             raise ModelUnavailableError(f"{path}: unknown context {card.context!r} (choose from {', '.join(CONTEXTS)})")
         return card
@@ -62,6 +67,8 @@ class ReaderCard:
             changes["max_seq_len"] = self.max_seq_len
         if self.doc_stride is not None:
             changes["doc_stride"] = min(self.doc_stride, (self.max_seq_len or settings.max_seq_len) // 2)
+        if self.token_budget is not None and settings.token_budget is None:   # a budget set by the user wins
+            changes["token_budget"] = self.token_budget
         return replace(settings, **changes) if changes else settings
 
     @staticmethod

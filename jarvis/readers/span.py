@@ -94,7 +94,7 @@ class SpanReader:
         self.backend = model.backend
         # Long real pages: read what fits the token budget, counted with this reader's own tokenizer and window.
         self.needs = ReaderNeeds(passage_selection=True, tokenizer=tokens, max_seq_len=settings.max_seq_len,
-                                 doc_stride=settings.doc_stride)
+                                 doc_stride=settings.doc_stride, token_budget=settings.token_budget)
 
     # ------------------------------------------------------------------ loading
 
