@@ -566,6 +566,7 @@ def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
 def _training_examples(args: argparse.Namespace, config: Config, options) -> list:
     """The SQuAD 2.0 shaped examples of ``--questions``: contexts from the corpora, wrong pages from a search."""
     from crawler.corpus import read_corpus
+    from crawler.guide import read_guide
     from eval.questions import load_questions
     from eval.runner import corpus_key
     from index import Searcher, ensure_index
@@ -593,6 +594,7 @@ def _training_examples(args: argparse.Namespace, config: Config, options) -> lis
         corpora[0], config.home / "eval-indexes" / corpus_key(corpora[0]) / "tuned", profile="tuned",
         progress=not args.quiet)
     pages = [page for corpus in corpora for page in read_corpus(corpus)]
+    pages += [page for guide in args.docs or [] for page in read_guide(guide)]
     with Searcher(index_dir, config.retrieval) as searcher:
         searcher.warm_up()
         hits = search_all(searcher, [q.text for q in kept], k=4, progress=not args.quiet)
@@ -875,6 +877,9 @@ def _train_reader_command(sub: Callable[..., argparse.ArgumentParser], reader_op
                    help="a corpus the questions are about (repeatable; default: the bundled one)")
     p.add_argument("--realbed", action="store_true",
                    help="the questions are (also) about the real-wiki test bed; its held-out pages are never trained on")
+    p.add_argument("--docs", action="append", metavar="DIR",
+                   help="a server's own guide (Markdown pages, as `jarvis index --docs` reads it) the questions "
+                        "are (also) about, repeatable")
     p.add_argument("--index", metavar="DIR",
                    help="an index of that corpus, for the wrong-page examples (default: built under $JARVIS_HOME)")
     p.add_argument("--held-back", action="append", metavar="FILE",

@@ -306,6 +306,33 @@ def test_examples_built_once_train_elsewhere_with_a_dev_score(tmp_path, tiny_qa_
     assert "dev F1" in trained.stdout
 
 
+def test_questions_about_a_server_guide_train_on_its_pages(tmp_path, bundled_corpus):
+    """`train-reader --docs DIR`: questions about a server's own guide get their contexts from its Markdown
+    pages (the answering paragraph after its "Page > Section: " header); a guide that cannot be read is one line."""
+    from jarvis.training import read_examples
+
+    pages = tmp_path / "guide"
+    pages.mkdir()
+    (pages / "homes.md").write_text("---\naliases: [Sethome]\n---\n# Homes\n\n## Setting a home\n\n"
+                                    "Type /sethome NAME where you stand to save a home. /delhome NAME deletes one.\n\n"
+                                    "## Limits\n\nMembers may set 3 homes; the teleport cooldown is 60 seconds.\n",
+                                    encoding="utf-8")
+    questions = tmp_path / "q.txt"
+    questions.write_text("hw do i set a home|Homes|/sethome NAME\nhome cooldown?|Homes|60 seconds\n", encoding="utf-8")
+    examples = tmp_path / "ex.jsonl.gz"
+    wrote = run_jarvis("train-reader", "--questions", str(questions), "--corpus", str(bundled_corpus),
+                       "--docs", str(pages), "--write-examples", str(examples), "-q", home=tmp_path / "home")
+    assert wrote.returncode == 0, wrote.stderr
+    answers = [e for e in read_examples(examples) if e.answer_start >= 0]
+    assert {e.question for e in answers} == {"hw do i set a home", "home cooldown?"}
+    for e in answers:
+        assert e.context.startswith("Homes > ") and e.context[e.answer_start:].startswith(e.answer_text)
+    (pages / "bad.md").write_bytes(b"# Bad\n\n\xff\xfe not utf-8")
+    failed = run_jarvis("train-reader", "--questions", str(questions), "--corpus", str(bundled_corpus),
+                        "--docs", str(pages), "--write-examples", str(examples), "-q", home=tmp_path / "home")
+    assert failed.returncode == 1 and "bad.md" in failed.stderr and len(failed.stderr.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("damage", ["missing", "corrupt"])
 def test_offline_jarvis_own_reader_answers_and_gives_way_to_the_sentence_reader_with_one_line(
         tmp_path, monkeypatch, caplog, tiny_reader, damage):
