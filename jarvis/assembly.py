@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jarvis.config import DEFAULT_TOKEN_BUDGET, Config, ReaderSettings
+from jarvis.config import Config, ReaderSettings, resolved_token_budget
 from jarvis.confidence import ConfidenceModel, load_confidence_model, load_guide_confidence_model
 from jarvis.readers import load_reader
 from jarvis.readers.base import Reader
@@ -43,9 +43,8 @@ def passage_selector(reader: Reader, settings: ReaderSettings,
     needs = reader.needs
     if not needs.passage_selection:
         return None
-    budget = settings.token_budget if settings.token_budget is not None else needs.token_budget
     window = replace(settings, max_seq_len=needs.max_seq_len, doc_stride=needs.doc_stride,
-                     token_budget=DEFAULT_TOKEN_BUDGET if budget is None else budget)
+                     token_budget=resolved_token_budget(settings.token_budget, needs.token_budget))
     return PassageSelector(window, tokenizer=needs.tokenizer, ranker=ranker)
 
 

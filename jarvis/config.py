@@ -80,6 +80,13 @@ class FallbackSettings:
 DEFAULT_TOKEN_BUDGET = 1536   # tokens a question, for readers whose card names none
 
 
+def resolved_token_budget(setting: int | None, own: int | None = None) -> int:
+    """The tokens a question is read with: the setting if one is set, else the reader's own, else the default."""
+    if setting is not None:
+        return setting
+    return DEFAULT_TOKEN_BUDGET if own is None else own
+
+
 @dataclass(frozen=True)
 class PassageSettings:
     """How jarvis/readers/passages.py ranks the candidate passages before the token budget cuts them."""

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from jarvis.config import DEFAULT_TOKEN_BUDGET, ReaderSettings
+from jarvis.config import ReaderSettings, resolved_token_budget
 from jarvis.lexical import TermAnalyzer
 from jarvis.readers.base import Passage
 from jarvis.readers.ranking import Embedder, PassageRanker
@@ -57,8 +57,7 @@ class PassageSelector:
 
     def select(self, question: str, passages: Sequence[Passage], budget: int | None = None) -> Selection:
         """The passages to read within ``budget`` tokens (default ``settings.token_budget``), in reading order."""
-        if budget is None:
-            budget = DEFAULT_TOKEN_BUDGET if self.settings.token_budget is None else self.settings.token_budget
+        budget = resolved_token_budget(self.settings.token_budget) if budget is None else budget
         passages = [p for p in passages if p.text.strip()]
         if not passages:
             return Selection([], 0, 0, budget)
