@@ -104,17 +104,18 @@ def observe_all(config: Config, reader_name: str, workdir: Path) -> tuple[list, 
 
 
 GUIDE_DIR = ROOT / "wikis" / "serverguide" / "pages"
-# Fitted on server_guide2.txt, server_guide3.txt and server_guide5.txt (each by its own writer); judged on the
+# Fitted on server_guide2.txt, server_guide3.txt and server_guide5-7.txt (each by its own writer); judged on the
 # first set and the fourth (a further writer's), held back.
-GUIDE_FITS = [path for path in (DEV / "server_guide2.txt", DEV / "server_guide3.txt", DEV / "server_guide5.txt")
-              if path.is_file()]
+GUIDE_FITS = [path for path in (DEV / "server_guide2.txt", DEV / "server_guide3.txt", DEV / "server_guide5.txt",
+                                DEV / "server_guide6.txt", DEV / "server_guide7.txt") if path.is_file()]
 GUIDE_HELD = [path for path in (DEV / "server_guide.txt", DEV / "server_guide4.txt") if path.is_file()]
 
 
 def fit_guide(config: Config, reader_key: str, precision: float, dry_run: bool) -> list:
     """The confidence of answers read on the server's own guide pages: fitted on guide questions
-    (server_guide2.txt, server_guide3.txt and server_guide5.txt, each by a separate writer), never inherited from wiki questions; judged on the held-back
-    server_guide.txt and server_guide4.txt through the whole pipeline (the guide model for guide answers). Returns table rows."""
+    (server_guide2.txt, server_guide3.txt and server_guide5-7.txt, each by a separate writer), never inherited
+    from wiki questions; judged on the held-back server_guide.txt and server_guide4.txt through the whole
+    pipeline (the guide model for guide answers). Returns table rows."""
     from crawler.guide import read_guide
     from index.sources import CorpusSource, GuideSource
     from jarvis.confidence import GUIDE

@@ -267,6 +267,21 @@ def test_the_onnx_export_is_made_once_and_redone_when_the_weights_change(tiny_qa
     assert len(exports) == 2 and third.model.path != first.model.path
 
 
+def test_the_export_traces_plain_attention_and_leaves_the_model_as_it_was(tiny_qa_model, tmp_path):
+    """The export runs the model's eager attention (SDPA's trace adds guards that cost ~1.3x in onnxruntime) and
+    hands the caller's model back with its own attention, in eval mode."""
+    import onnx
+    from transformers import AutoModelForQuestionAnswering
+
+    from jarvis.readers.onnx_backend import export_qa_model
+
+    model = AutoModelForQuestionAnswering.from_pretrained(tiny_qa_model, attn_implementation="sdpa").eval()
+    target = export_qa_model(model, ["input_ids", "attention_mask"], tmp_path / "model.onnx", quantize=False)
+    ops = {node.op_type for node in onnx.load(str(target)).graph.node}
+    assert "Softmax" in ops and "IsNaN" not in ops
+    assert model.config._attn_implementation == "sdpa" and not model.training
+
+
 def test_unknown_backend_is_a_settings_error_not_a_fallback(tiny_qa_model):
     from jarvis.readers.base import ReaderSettingsError
 
