@@ -2,11 +2,11 @@
 
 Export: ``torch.onnx.export`` (the TorchScript exporter) with dynamic batch and sequence axes, of the
 model's plain ("eager") attention where the model can switch to it: transformers' default SDPA attention
-traces into extra guards per layer (IsNaN, Where) and runs 1.28x slower in onnxruntime on a CPU (int8,
-8 windows of 256 tokens, 2 threads: 230 ms against 180 ms); then, for int8, ``onnxruntime.quantization.quantize_dynamic`` (int8 weights, activations
-quantized per call). optimum's exporter would do the same, but optimum-onnx pins
-``transformers<4.58`` and would downgrade the project's transformers, so the two library
-calls are made here directly.
+traces into extra guards per layer (IsNaN, Where) and runs slower in onnxruntime on a CPU (Jarvis's own
+reader, int8, 2 threads: p50 0.204 s against 0.147 s a question, bench/bench_reader.py); then, for int8,
+``onnxruntime.quantization.quantize_dynamic`` (int8 weights, activations quantized per call). optimum's
+exporter would do the same, but optimum-onnx pins ``transformers<4.58`` and would downgrade the project's
+transformers, so the two library calls are made here directly.
 
 Cache: the exported file lives under ``<export dir>/<fingerprint>/model[.int8].onnx``; the
 fingerprint covers the model directory's path, the config and weight files (name, size,
