@@ -16,7 +16,8 @@ from typing import Callable, Sequence
 
 from crawler.errors import FULL_CRAWL, RETRY_OR_START_OVER, START_OVER
 from crawler.settings import POLITE_DELAY, TABLE_MODES
-from jarvis.config import DEFAULT_TOKEN_BUDGET, READER_BACKENDS, REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT, Config
+from jarvis.config import (DEFAULT_TOKEN_BUDGET, READER_BACKENDS, REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST,
+                           SAMPLE_WIKI_PORT, Config)
 from jarvis.errors import JarvisError, first_line
 from jarvis.readers import READERS
 from jarvis.settings_file import TABLES as SETTINGS_TABLES
@@ -686,7 +687,8 @@ def _reader_options() -> argparse.ArgumentParser:
                                   f"(default: {Config().reader.backend}; a GPU always runs torch)")
     reader_opts.add_argument("--token-budget", type=_non_negative, default=None, metavar="TOKENS",
                              help="tokens the QA model reads per question, chosen passages first "
-                                  f"(default: the reader's own, else {DEFAULT_TOKEN_BUDGET}; 0: every paragraph of the top pages)")
+                                  f"(default: the reader's own, else {DEFAULT_TOKEN_BUDGET}; "
+                                  "0: every paragraph of the top pages)")
     reader_opts.add_argument("--max-paragraphs", type=_positive, default=None, metavar="N",
                              help="read only the N paragraphs of the top pages that best match the question")
     reader_opts.add_argument("--answer-threshold", type=_probability, default=None, metavar="P",
