@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 from crawler.errors import FULL_CRAWL, RETRY_OR_START_OVER, START_OVER
 from crawler.settings import POLITE_DELAY, TABLE_MODES
 from jarvis.config import (DEFAULT_TOKEN_BUDGET, READER_BACKENDS, REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST,
-                           SAMPLE_WIKI_PORT, Config)
+                           SAMPLE_WIKI_PORT, SHIPPED_READER, Config)
 from jarvis.errors import JarvisError, first_line
 from jarvis.readers import READERS
 from jarvis.settings_file import TABLES as SETTINGS_TABLES
@@ -550,8 +550,9 @@ def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
     train = TrainSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
                           seed=args.seed, threads=args.threads, freeze_embeddings=not args.train_embeddings)
     sources = [Path(q).name for q in (args.questions or []) + (args.examples or [])]
-    options = TrainOptions(out=Path(args.out or "."), base=args.base or "", max_seq_len=args.max_seq_len,
-                           doc_stride=args.doc_stride, fraction=args.fraction, train=train, sources=tuple(sources),
+    options = TrainOptions(out=Path(args.out or "."), base=_reader_folder(args.base or ""),
+                           max_seq_len=args.max_seq_len, doc_stride=args.doc_stride, fraction=args.fraction,
+                           train=train, sources=tuple(sources),
                            held_back=tuple(Path(q).name for q in args.held_back or []))
     examples = _training_examples(args, config, options) if args.questions else []
     if args.write_examples:
@@ -562,6 +563,20 @@ def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
     result = train_on_examples(prebuilt + examples, options, progress=not args.quiet, dev=dev)
     print(result.summary())
     return 0
+
+
+def cmd_average_readers(args: argparse.Namespace, config: Config) -> int:
+    from jarvis.training import average_readers
+
+    _set_up_models(config, answering=False)
+    result = average_readers([_reader_folder(name) for name in args.readers], Path(args.out))
+    print(result.summary())
+    return 0
+
+
+def _reader_folder(name: str) -> str:
+    """A reader named on the command line: "jarvis" is Jarvis's own (shipped) reader, as for --reader."""
+    return str(SHIPPED_READER) if name == "jarvis" else name
 
 
 def _training_examples(args: argparse.Namespace, config: Config, options) -> list:
@@ -656,7 +671,8 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     for add_command in (_crawl_command, _index_command, _search_command, _ask_command, _serve_command,
-                        _worker_command, _report_command, _eval_command, _calibrate_command, _train_reader_command, _sample_wiki_command,
+                        _worker_command, _report_command, _eval_command, _calibrate_command, _train_reader_command,
+                        _average_readers_command, _sample_wiki_command,
                         _realbed_wiki_command):
         add_command(sub, reader_opts)
     return parser
@@ -887,7 +903,8 @@ def _train_reader_command(sub: Callable[..., argparse.ArgumentParser], reader_op
     p.add_argument("--held-back", action="append", metavar="FILE",
                    help="a question file judged on, never trained on: its questions are left out (repeatable)")
     p.add_argument("--base", metavar="MODEL",
-                   help="encoder or QA checkpoint to start from: hub id or folder (default: the bundled all-MiniLM-L6-v2)")
+                   help="encoder or QA checkpoint to start from: hub id, folder, or 'jarvis' (Jarvis's own reader; "
+                        "default: the bundled all-MiniLM-L6-v2)")
     p.add_argument("--out", metavar="DIR", help="where to write the trained reader")
     p.add_argument("--epochs", type=float, default=2.0, metavar="N", help="passes over the data (default: %(default)s)")
     p.add_argument("--batch-size", type=_positive, default=32, metavar="N", help="windows per step (default: %(default)s)")
@@ -902,6 +919,15 @@ def _train_reader_command(sub: Callable[..., argparse.ArgumentParser], reader_op
                    help="train the word embeddings too (free on a GPU; on a CPU a step costs about a third more)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default: %(default)s)")
     p.add_argument("--threads", type=_non_negative, default=0, metavar="N", help="CPU threads (default: torch's)")
+
+
+def _average_readers_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
+    p = sub("average-readers", cmd_average_readers,
+            "write the reader whose weights are the mean of two or more readers' (docs/reader-training.md)")
+    p.add_argument("readers", nargs="+", metavar="READER",
+                   help="reader folders trained from the same base (weights, or only the int8 export); "
+                        "'jarvis': Jarvis's own reader")
+    p.add_argument("--out", required=True, metavar="DIR", help="where to write the averaged reader")
 
 
 def _sample_wiki_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:

@@ -371,3 +371,127 @@ def test_a_fresh_clone_answers_offline_with_the_shipped_reader(tmp_path):
     answer = json.loads(asked.stdout)
     assert answer["reader"] == "jarvis-minilm-qa+int8"
     assert answer["title"] == "Cow" and "leather" in answer["reply"].lower()
+
+
+# --------------------------------------------------------------------------- readers read back and averaged
+
+
+def _export_only(reader: Path, folder: Path) -> Path:
+    """A copy of ``reader`` as the package ships one: config, tokenizer, card and int8 export, no weights."""
+    import shutil
+
+    shutil.copytree(reader, folder, ignore=shutil.ignore_patterns("*.safetensors", "*.bin"))
+    return folder
+
+
+def test_weights_read_back_out_of_an_export_are_the_model_s(tiny_reader, tmp_path):
+    """The fp32 export gives back every weight exactly; the int8 export gives them within its quantization
+    step, and the rebuilt model answers as the export does."""
+    import numpy as np
+    import torch
+    from transformers import AutoModelForQuestionAnswering
+
+    from jarvis.readers.onnx_backend import export_qa_model, weights_of_export
+    from jarvis.readers.span import model_input_names
+    from jarvis.training import load_model
+
+    tokenizer, model = load_model(str(tiny_reader))
+    own = {name: tensor.numpy() for name, tensor in model.state_dict().items()
+           if not name.endswith(("position_ids", "token_type_ids"))}
+    fp32 = export_qa_model(model, model_input_names(tokenizer, model), tmp_path / "model.onnx", quantize=False)
+    exact = weights_of_export(fp32)
+    assert exact.keys() == own.keys()
+    assert all(np.array_equal(exact[name], own[name]) for name in own)
+
+    shipped = _export_only(tiny_reader, tmp_path / "shipped")
+    _, rebuilt = load_model(str(shipped))
+    int8 = weights_of_export(shipped / "model.int8.onnx")
+    assert int8.keys() == own.keys()
+    changed = [name for name in own if not np.array_equal(int8[name], own[name])]
+    assert changed and all(np.abs(int8[n] - own[n]).max() <= np.abs(own[n]).max() / 100 for n in changed)
+    batch = tokenizer("what do cows drop?", "When killed, an adult cow drops 0-2 Leather and 1-3 Raw beef.",
+                      return_tensors="pt")
+    with torch.inference_mode():
+        a, b = model(**batch), rebuilt(**batch)
+    assert torch.allclose(a.start_logits, b.start_logits, atol=0.05)
+    assert isinstance(AutoModelForQuestionAnswering.from_config(rebuilt.config), type(rebuilt))
+
+
+def test_average_readers_writes_their_mean_which_ask_then_uses(tiny_reader, tmp_path):
+    """`jarvis average-readers` takes reader folders (weights, or only the export) and writes the reader of
+    their mean weights: its weights, its int8 export and a card naming what it averages."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    other = tmp_path / "other"
+    import shutil
+
+    shutil.copytree(tiny_reader, other)
+    first = load_file(str(tiny_reader / "model.safetensors"))
+    shifted = {name: tensor + 0.5 if tensor.is_floating_point() else tensor for name, tensor in first.items()}
+    save_file(shifted, str(other / "model.safetensors"), metadata={"format": "pt"})
+    out = tmp_path / "mean"
+    done = run_jarvis("average-readers", str(tiny_reader), str(other), "--out", str(out), "-q",
+                      home=tmp_path / "home")
+    assert done.returncode == 0, done.stderr
+    assert "averaged 2 readers" in done.stdout
+    mean = load_file(str(out / "model.safetensors"))
+    assert all(torch.allclose(mean[n], first[n] + 0.25) for n in first if first[n].is_floating_point())
+    card = json.loads((out / "jarvis-reader.json").read_text(encoding="utf-8"))
+    assert [m["reader"] for m in card["average_of"]] == ["tiny-reader", "other"]
+    assert card["context"] == "header" and card["max_seq_len"] == 96
+    asked = run_jarvis("ask", "what do cows drop?", "--model", str(out), "--json", "--no-log", home=tmp_path / "home")
+    assert asked.returncode == 0, asked.stderr
+    assert json.loads(asked.stdout)["reader"] == "mean+int8"
+
+    # An export-only member (as the package ships a reader) averages the same way.
+    again = run_jarvis("average-readers", str(_export_only(tiny_reader, tmp_path / "shipped")), str(other),
+                       "--out", str(tmp_path / "mean2"), "-q", home=tmp_path / "home")
+    assert again.returncode == 0, again.stderr
+
+
+def test_readers_that_cannot_be_averaged_are_one_line(tiny_reader, tiny_qa_model, tmp_path):
+    """Readers that read differently, another architecture, a folder that is not there: one line each."""
+    import shutil
+
+    wider = tmp_path / "wider"
+    shutil.copytree(tiny_reader, wider)
+    card = json.loads((wider / "jarvis-reader.json").read_text(encoding="utf-8"))
+    (wider / "jarvis-reader.json").write_text(json.dumps({**card, "max_seq_len": 128}), encoding="utf-8")
+    for readers, said in ([str(tiny_reader), str(wider)], "max_seq_len differs"), \
+                         ([str(tiny_reader), str(tmp_path / "nowhere")], "no reader folder"), \
+                         ([str(tiny_reader)], "two readers or more"):
+        done = run_jarvis("average-readers", *readers, "--out", str(tmp_path / "out"), home=tmp_path / "home")
+        assert done.returncode != 0
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and said in lines[0], done.stderr
+    plain = tmp_path / "plain"
+    shutil.copytree(tiny_qa_model, plain)
+    shutil.copy2(tiny_reader / "jarvis-reader.json", plain / "jarvis-reader.json")
+    with_layers = json.loads((plain / "config.json").read_text(encoding="utf-8"))
+    (plain / "config.json").write_text(json.dumps({**with_layers, "num_hidden_layers": 1}), encoding="utf-8")
+    done = run_jarvis("average-readers", str(tiny_reader), str(plain), "--out", str(tmp_path / "out"),
+                      home=tmp_path / "home")
+    assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+
+def test_train_reader_continues_from_jarvis_own_reader(tmp_path, bundled_corpus):
+    """`--base jarvis`: the shipped reader, which holds only its int8 export, is where a training can start (a
+    server admin fine-tuning it on their own wiki's questions)."""
+    questions = tmp_path / "q.txt"
+    questions.write_text("what do cows drop|Cow|Leather\nwhere do blazes spawn|Blaze|Nether fortresses\n",
+                         encoding="utf-8")
+    out = tmp_path / "mine"
+    trained = run_jarvis("train-reader", "--questions", str(questions), "--corpus", str(bundled_corpus),
+                         "--base", "jarvis", "--out", str(out), "--epochs", "1", "--batch-size", "8",
+                         "--max-seq-len", "128", "--doc-stride", "48", "--learning-rate", "1e-6", "-q",
+                         home=tmp_path / "home")
+    assert trained.returncode == 0, trained.stderr
+    card = json.loads((out / "jarvis-reader.json").read_text(encoding="utf-8"))
+    assert card["base"] == "jarvis-minilm-qa"
+    asked = run_jarvis("ask", "what do cows drop?", "--model", str(out), "--json", "--no-log",
+                       home=tmp_path / "home")
+    assert asked.returncode == 0, asked.stderr
+    answer = json.loads(asked.stdout)
+    assert answer["reader"] == "mine+int8" and "leather" in answer["reply"].lower()

@@ -90,6 +90,42 @@ def export_qa_model(model, input_names: Sequence[str], target: Path, quantize: b
     return target
 
 
+def weights_of_export(path: Path) -> dict:
+    """The model's weights read back out of its export (``export_qa_model``; int8 or fp32): the state dict
+    of the traced model, int8 tensors dequantized (as onnxruntime computes with them). Parameters keep
+    their names in the graph (``model.<name>``), except the weights of the linear layers, which the trace
+    transposes into anonymous MatMul inputs; those are named after the layer their node belongs to
+    (``/model/<layer path>/MatMul``). What a new training can start from when only the export is at hand."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    tensors = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+
+    def value(name: str):
+        if name.endswith("_quantized"):
+            base = name[:-len("_quantized")]
+            scale = tensors[base + "_scale"].astype(np.float32)
+            zero = tensors[base + "_zero_point"].astype(np.float32) if base + "_zero_point" in tensors else 0.0
+            return (tensors[name].astype(np.float32) - zero) * scale
+        return tensors[name].astype(np.float32)
+
+    weights = {}
+    for name in tensors:
+        if name.startswith("model.") and not name.endswith(("_scale", "_zero_point")):
+            weights[name[len("model."):].removesuffix("_quantized")] = value(name)
+    for node in graph.node:
+        if node.op_type not in ("MatMul", "MatMulInteger") or not node.name.startswith("/model/"):
+            continue
+        weight = node.input[1]
+        if weight not in tensors or weight.startswith("model."):
+            continue       # activations times activations (attention), or a parameter already named
+        layer = node.name[len("/model/"):].rsplit("/", 1)[0].replace("/", ".")
+        weights[f"{layer}.weight"] = np.ascontiguousarray(value(weight).T)
+    return weights
+
+
 def _use_eager_attention(model) -> str | None:
     """Switch ``model`` to eager attention for the trace; the implementation to restore afterwards (None:
     nothing was switched, because the model already uses it or cannot switch)."""

