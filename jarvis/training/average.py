@@ -116,5 +116,6 @@ def _shape(source: str) -> dict:
 
 
 def _label(source: str) -> str:
-    return Path(source).resolve().name if Path(source).name in ("", ".") else Path(source).name
+    """A member as the card names it: its folder's name (no machine paths)."""
+    return Path(source).resolve().name
 
