@@ -26,6 +26,7 @@ from index.glossary import Glossary
 from index.layout import USER_GLOSSARY_FILE, Generation, IndexDir, IndexMeta, write_meta
 from index.profiles import IndexProfile, get_profile
 from index.sources import Source, file_sha256, load_sources, page_key
+from index.spelling import vocabulary_counts, write_vocabulary
 
 log = logging.getLogger(__name__)
 
@@ -140,6 +141,8 @@ def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.Path
                                    indexed=len(corpus.pages), added=len(corpus.pages), procs=used)
             if profile.dense:
                 _write_vectors(corpus.pages, build_path, live, encoder, progress)
+            if profile.spelling:
+                write_vocabulary(build_path, vocabulary_counts(corpus.pages))
             _write_user_glossary(build_path, glossary_text)
             write_meta(build_path, meta)
             layout.publish(build_path, name)

@@ -31,6 +31,7 @@ class IndexProfile:
     content_b: float | None   # BM25F B for `content` only (None: bm25_b)
     or_scale: float | None    # OrGroup coordination bonus (None: plain OR)
     dense: bool = False       # page vectors (dense.py) fused with BM25F, and the page-kind prior
+    spelling: bool = False    # a vocabulary written with the index: questions' typos read against it (spelling.py)
     # The stored fields' version: part of the signature, so an index built with other fields is
     # rebuilt in full, never updated in place. 2: pages keyed by (site, title), the site stored.
     fields_version: int = 2
@@ -83,9 +84,9 @@ class IndexProfile:
 TUNED = IndexProfile(
     name="tuned",
     description="hybrid: BM25F (title + aliases boost 3, content, Porter stemming) fused with MiniLM "
-                "page vectors, page-kind prior",
+                "page vectors, page-kind prior, questions' typos read against the index's words",
     stemming=True, title_field=True, title_boost=3.0,
-    bm25_b=0.75, bm25_k1=1.5, content_b=1.0, or_scale=0.9, dense=True,
+    bm25_b=0.75, bm25_k1=1.5, content_b=1.0, or_scale=0.9, dense=True, spelling=True,
 )
 
 # The same lexical index without vectors or the kind prior (v0.1's "tuned"), for side-by-side eval.
@@ -93,7 +94,7 @@ LEXICAL = IndexProfile(
     name="lexical",
     description="BM25F over simplified title + aliases (boost 3) and content, Porter stemming",
     stemming=True, title_field=True, title_boost=3.0,
-    bm25_b=0.75, bm25_k1=1.5, content_b=1.0, or_scale=0.9,
+    bm25_b=0.75, bm25_k1=1.5, content_b=1.0, or_scale=0.9, spelling=True,
 )
 
 # The original baseline: content only, default analyzer, plain BM25. Its terms are OR-ed

@@ -33,6 +33,7 @@ from index.layout import USER_GLOSSARY_FILE, Generation, IndexDir
 from index.priors import asked_page_kinds, page_kind_weight
 from index.profiles import IndexProfile, get_profile
 from index.settings import RetrievalSettings
+from index.spelling import Speller, Vocabulary
 
 log = logging.getLogger(__name__)
 
@@ -108,11 +109,17 @@ class _OpenGeneration:
             glossary = glossary.merged(Glossary.load(user_glossary))
         # Pages are keyed by (site, title); a generation built before sites has titles as keys.
         key_field = "key" if "key" in ix.schema.names() else "title"
-        return cls(pointer, generation, profile, searcher, profile.parser(ix.schema), vectors, glossary, key_field)
+        speller = None
+        if profile.spelling:
+            players_words = [w for entries in glossary.tables.values() for phrase in entries for w in phrase.split()]
+            speller = Speller(Vocabulary.load(generation.path), keep=players_words)
+        return cls(pointer, generation, profile, searcher, profile.parser(ix.schema), vectors, glossary, key_field,
+                   speller)
 
     vectors: PageVectors | None = None
     glossary: Glossary = field(default_factory=Glossary)   # the bundled players' words + the index's own
     key_field: str = "key"
+    speller: Speller | None = None          # the question's typos read against this generation's words
     # docnum -> (key, page kind), read once per page: the stored fields hold the paragraphs, too big to
     # load again for each of the ~100 candidates of every question (the generation never changes).
     _facts: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
@@ -207,6 +214,15 @@ class IndexSnapshot:
         """The top `k` pages for a player's question, best first; [] when nothing matches."""
         return self._searcher._search(query, k, self._generation)
 
+    def spelt(self, question: str) -> str:
+        """The question's words as this generation searches them: chat spellings spelt out, typos put right
+        against its vocabulary (spelling.py); the question itself when its profile keeps no vocabulary or the
+        searcher's settings turn spelling off."""
+        speller = self._generation.speller
+        if speller is None or not self._searcher.settings.spelling:
+            return question
+        return speller.correct(question).text
+
 
 class Searcher:
     """Top pages for questions, from the live generation of an index directory.
@@ -271,6 +287,8 @@ class Searcher:
             raise SearchIndexError(f"k must be at least 1 (got {k})")
         with self._lock:
             current = pinned if pinned is not None and pinned is self._open else self._refresh()
+            if self.settings.spelling and current.speller is not None:
+                query = current.speller.correct(query).text
             words = question_words(current.glossary.expand(query))
             if not words:
                 return []

@@ -47,3 +47,6 @@ class RetrievalSettings:
     # "xylophone quasar" must find nothing rather than the nearest pages.
     dense_only_min_cosine: float = 0.25
     page_kind_prior: dict[str, float] = field(default_factory=_default_page_kind_prior)
+    # Read a question's chat spelling and typos against the index's words before searching (spelling.py;
+    # indexes whose profile keeps a vocabulary). Off: the words as typed.
+    spelling: bool = True

@@ -104,6 +104,16 @@ class PassageSettings:
 
 
 @dataclass(frozen=True)
+class PlacementSettings:
+    """jarvis/readers/placement.py: a candidate read in a table row or in a section that never holds what the
+    question asks for gives way to one read in prose under a section that holds it."""
+
+    enabled: bool = True
+    # How far below the best candidate's margin (its logit margin over no-answer) the well-placed one may be.
+    slack: float = 2.0
+
+
+@dataclass(frozen=True)
 class ReaderSettings:
     model: str = DEFAULT_MODEL          # hub id or local directory
     reader: str = ""                    # a name of jarvis.readers.READERS; "" = the span reader, else the fallback
@@ -137,6 +147,10 @@ class ReaderSettings:
     # DEFAULT_TOKEN_BUDGET.
     token_budget: int | None = None
     passages: PassageSettings = field(default_factory=PassageSettings)
+    placement: PlacementSettings = field(default_factory=PlacementSettings)
+    # Where a "not sure" reply points: "top", the page retrieval ranked first (with the reader's best candidate
+    # on it, else its passage that best fits the question), or "answer", the page of the unsure answer itself.
+    unsure_page: str = "top"
     # Honest replies: an answer whose confidence (the estimated probability that it is right, jarvis/confidence)
     # is below this is not stated as fact; Jarvis says it is not sure and points to the page. Chosen by
     # bench/fit_confidence.py on the dev sets' risk-coverage curve: the lowest threshold at which 80 % of the
@@ -145,6 +159,10 @@ class ReaderSettings:
     # None: the threshold chosen with the reader's confidence model (ConfidenceModel.threshold).
     answer_threshold: float | None = None
     confidence_model: str = ""          # a confidence model file to use instead of the reader's own
+    # The reader reads the question as retrieval searched it: chat spellings spelt out and typos put right
+    # against the index's words ("wat do endermn drop" is read as "what do enderman drop"; index/spelling.py).
+    # Off: the question as typed (case and closing punctuation aside, pipeline.reading_form).
+    read_spelt: bool = True
 
 
 @dataclass(frozen=True)

@@ -25,18 +25,22 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol, Sequence
 
 from crawler.guide import GUIDE_PAGE_KIND, GUIDE_SITE
+from crawler.sentences import split_sentences
 from jarvis.config import ReaderSettings
-from jarvis.confidence import ConfidenceModel, answer_signals, retrieval_signals
+from jarvis.confidence import ConfidenceModel, agreement_signals, answer_signals, place_signals, retrieval_signals
 from jarvis.errors import JarvisError
 from jarvis.lexical import TermAnalyzer
 from jarvis.readers.base import Passage, Reader, Span, sentence_around
 from jarvis.readers.passages import PassageSelector
+from jarvis.readers.placement import prefer_placed
 from jarvis.readers.ranking import PassageRanker
 from jarvis.replies import REPLY_BUDGET, compose_reply
 
 log = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 500   # a chat line is at most 256; anything far longer is not a question
+READ_WITH = "?"            # the closing mark every question is read with (reading_form)
+AGREEMENT_CANDIDATES = 5   # the reader's best spans whose agreement the confidence weighs (signals)
 
 
 class QuestionError(JarvisError):
@@ -63,6 +67,13 @@ def normalize_question(question: str) -> str:
     return re.sub(r"\s+", " ", question.casefold()).strip().rstrip("?!. ")
 
 
+def reading_form(question: str) -> str:
+    """The question as Jarvis reads it: case and closing punctuation do not change what is asked, so
+    "What do cows drop?", "what do cows drop" and "WHAT DO COWS DROP!" are read (searched, read and
+    judged) the same way and get the same answer. The player's own words stay the answer's ``question``."""
+    return normalize_question(question) + READ_WITH
+
+
 class IndexView(Protocol):
     """The index as one question sees it (index.IndexSnapshot): the live generation, read once."""
 
@@ -80,6 +91,9 @@ class IndexView(Protocol):
 
     def search(self, query: str, k: int = 3) -> list:
         """The top k pages (index.Hit), best first."""
+
+    def spelt(self, question: str) -> str:
+        """The question's words as it searches them (chat spelling and typos put right)."""
 
 
 class Searcher(Protocol):
@@ -125,6 +139,8 @@ class Answer:
     several_sites: bool = False   # the index holds more than one site: replies name the page's site
     # What the confidence was computed from (jarvis/confidence): for `jarvis calibrate` and for debugging.
     signals: dict = field(default_factory=dict, compare=False, repr=False)
+    # The reader's next best candidates (readers.base.Span), best first: what else the pages might say.
+    others: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def found(self) -> bool:
@@ -172,6 +188,7 @@ class Judged:
     signals: dict           # what the confidence model weighed
     confidence: float       # the probability that it is right
     threshold: float        # from this confidence up, the answer is stated
+    others: tuple[Span, ...] = ()   # the reader's next best candidates, best first
 
 
 @dataclass
@@ -250,9 +267,16 @@ class Jarvis:
             if cached is not None:
                 self.stats.cache_hits += 1
                 return replace(cached, question=question, seconds=time.perf_counter() - began, cached=True)
-            answer = self._read(question, self.hits(question, index), began, index)
+            answer = self._read(question, self.hits(reading_form(question), index), began, index)
             self._cache.put(key, answer)
             return answer
+
+    def read_as(self, question: str, index: IndexView) -> str:
+        """What the reader reads: the question in its reading form, spelt as retrieval searched it when the
+        settings say so (``ReaderSettings.read_spelt``) and the index can."""
+        if self.settings.read_spelt:
+            question = index.spelt(question)
+        return reading_form(question)
 
     def hits(self, question: str, index: IndexView | None = None) -> list:
         """The top pages to read (``index``: the snapshot to search, else the live index). With the server's
@@ -286,7 +310,7 @@ class Jarvis:
         self.stats.reads += 1
         titles = tuple(page.title for page in pages)
         several = len(index.sites) > 1
-        judged = self.judge(question, pages, index.glossary)
+        judged = self.judge(self.read_as(question, index), pages, index.glossary)
         if judged is None:
             # No answer to state; the best page is still worth pointing to (none when nothing matched).
             log.info("no answer to %r in %s", question, titles)
@@ -295,11 +319,32 @@ class Jarvis:
                           time.perf_counter() - began, url=getattr(top, "url", "") if top else "", pages=titles,
                           site=getattr(top, "site", "") if top else "", several_sites=several)
         span = judged.span
-        return Answer(question, span.text, span.score, span.passage.title, self.reader.name,
-                      time.perf_counter() - began, url=span.passage.url, pages=titles,
-                      sentence=sentence_around(span), confidence=judged.confidence,
-                      abstained=judged.confidence < judged.threshold, site=span.passage.site,
-                      several_sites=several, signals=judged.signals)
+        abstained = judged.confidence < judged.threshold
+        shown = self.unsure_pointer(question, judged, pages) if abstained else span
+        return Answer(question, span.text, span.score, shown.passage.title, self.reader.name,
+                      time.perf_counter() - began, url=shown.passage.url, pages=titles,
+                      sentence=sentence_around(shown), confidence=judged.confidence,
+                      abstained=abstained, site=shown.passage.site,
+                      several_sites=several, signals=judged.signals, others=judged.others)
+
+    def unsure_pointer(self, question: str, judged: Judged, pages: Sequence[Page]) -> Span:
+        """What a "not sure" reply points to and quotes (``ReaderSettings.unsure_page``): with "top", the page
+        retrieval ranked first, where the answer is more often than on the unsure answer's page; on it, the
+        reader's best candidate, else its passage that best fits the question (its first sentence)."""
+        span = judged.span
+        if self.settings.unsure_page != "top" or not pages or pages[0].title == span.passage.title:
+            return span
+        top = pages[0].title
+        on_top = next((o for o in judged.others if o.passage.title == top), None)
+        if on_top is not None:
+            return on_top
+        passages = [p for p in self.passages_of(pages[:1]) if p.text.strip()]
+        if not passages:
+            return span
+        best = max(zip(self.ranker.scores(question, passages), range(len(passages))), key=lambda pair: (pair[0], -pair[1]))
+        passage = passages[best[1]]
+        end = next((e for _, e in split_sentences(passage.text)), len(passage.text))
+        return Span(passage.text[:end], 0.0, passage, 0, end)
 
     def confidence_for(self, span: Span) -> ConfidenceModel:
         """The model that judges an answer: the guide's for a guide page (when there is one), else the wiki's."""
@@ -321,21 +366,35 @@ class Jarvis:
             passages = self.ranker.best(question, passages, self.settings.max_paragraphs)
         if self.selector is not None:
             passages = self.selector.select(question, passages).passages
-        span = self.reader.read(question, passages) if passages else None
-        if span is None:
+        candidates = self._candidates(question, passages) if passages else []
+        if not candidates:
             return None
+        candidates = prefer_placed(question, candidates, self.settings.placement)
+        span = candidates[0]
         if glossary is None:
             glossary = self.searcher.snapshot().glossary
-        signals = self.signals(question, pages, span, glossary)
+        signals = self.signals(question, pages, span, glossary, candidates[1:])
         model = self.confidence_for(span)
-        return Judged(span, signals, model.predict(signals), self.answer_threshold(model))
+        return Judged(span, signals, model.predict(signals), self.answer_threshold(model), tuple(candidates[1:]))
 
-    def signals(self, question: str, pages: Sequence[Page], span: Span, glossary) -> dict[str, float]:
+    def _candidates(self, question: str, passages: Sequence[Passage]) -> list[Span]:
+        """The reader's answer first, then its next best candidates (a reader that has only one: its answer)."""
+        several = getattr(self.reader, "candidates", None)
+        if several is not None:
+            return several(question, passages, AGREEMENT_CANDIDATES)
+        span = self.reader.read(question, passages)
+        return [span] if span is not None else []
+
+    def signals(self, question: str, pages: Sequence[Page], span: Span, glossary,
+                others: Sequence[Span] = ()) -> dict[str, float]:
         """Everything the confidence model weighs: the retrieval's, the answer's (the question read with
-        ``glossary``, the index's players' words), and the reader's own."""
+        ``glossary``, the index's players' words), where it was read, how far the reader's other candidates
+        (``others``) back it, and the reader's own."""
         expanded = glossary.expand(question) if glossary is not None else question
         return {**retrieval_signals(pages, span.passage.title),
                 **answer_signals(question, span.text, span.passage.title, self._analyzer, expanded),
+                **place_signals(question, span),
+                **agreement_signals(span.text, span.passage.title, [(o.text, o.passage.title) for o in others]),
                 **span.signals}
 
     # ------------------------------------------------------------------ lifetime

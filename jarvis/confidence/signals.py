@@ -7,9 +7,13 @@ to these; the confidence model (model.py) weighs them all.
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
 from typing import Sequence
 
 from jarvis.lexical import TermAnalyzer
+from jarvis.readers.placement import is_table_row, placement_fit
+from jarvis.readers.questions import QUANTITY, answer_kind
 
 # A page not in a ranking's top counts as this far down it.
 UNRANKED = 10
@@ -66,3 +70,51 @@ def answer_signals(question: str, answer: str, title: str, analyzer: TermAnalyze
         "answer_words": math.log1p(len(words)),
         "answer_has_number": float(any(c.isdigit() for c in answer)),
     }
+
+
+NUMBER_WORDS = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred|"
+                          r"half|once|twice|none|no)\b", re.IGNORECASE)
+
+
+def place_signals(question: str, span) -> dict[str, float]:
+    """Where the answer (``span``, readers.base.Span) was read and whether it is the kind of phrase asked for.
+
+    - ``table_row``: it was read in a table row, not in prose (a colour's spawn chance answers "what do
+      sheep drop" badly);
+    - ``section_fit``: how surely its section holds what the question asks for (readers/questions.py: 1 a
+      drops question answered under "Drops", -1 under a section that never holds it);
+    - ``quantity_without_number``: a "how many / how much / how long" question answered with no number;
+    - ``question_words``: how long the question is (log): long-winded questions read less surely.
+    """
+    numberless = not any(c.isdigit() for c in span.text) and not NUMBER_WORDS.search(span.text)
+    return {
+        "table_row": float(is_table_row(span.passage.text)),
+        "section_fit": placement_fit(question, span),
+        "quantity_without_number": float(answer_kind(question) == QUANTITY and numberless),
+        "question_words": math.log1p(len(question.split())),
+    }
+
+
+def agreement_signals(answer: str, title: str, others: Sequence[tuple[str, str]]) -> dict[str, float]:
+    """How far the reader's other candidates (``others``: (text, page title), next best first) back the answer.
+
+    - ``candidates_agree``: how many of them say much the same (token F1 >= 0.5 with the answer);
+    - ``candidates_same_page``: the share of all candidates read on the answer's page;
+    - ``candidate_pages``: how many pages the candidates come from.
+    """
+    agree = sum(_token_f1(answer, text) >= 0.5 for text, _ in others)
+    titles = [title, *(page for _, page in others)]
+    return {
+        "candidates_agree": float(agree),
+        "candidates_same_page": sum(page == title for page in titles) / len(titles),
+        "candidate_pages": float(len(set(titles))),
+    }
+
+
+def _token_f1(a: str, b: str) -> float:
+    left, right = a.casefold().split(), b.casefold().split()
+    common = sum((Counter(left) & Counter(right)).values())
+    if not common:
+        return 0.0
+    precision, recall = common / len(left), common / len(right)
+    return 2 * precision * recall / (precision + recall)

@@ -1,0 +1,154 @@
+"""Jarvis on the question sets written in players' styles (eval/train/style, eval/dev/style): every question
+asked through the whole pipeline on the real-wiki test bed, one JSON record a question (its writer, style,
+whether its page is held out, the answer, its page, confidence, the signals, F1, the top pages), then the
+figures by writer, style and page split.
+
+    python bench/style_sets.py ask --sets 'eval/dev/style/*.txt' --out records.jsonl [--no-spelling] [--as-before]
+    python bench/style_sets.py figures records.jsonl [records.jsonl ...]
+
+A set's writer and style come from its file name: ``<writer>_<style>.txt``. Asserts nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import sys
+import time
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tabulate import tabulate  # noqa: E402
+
+from crawler.corpus import read_corpus  # noqa: E402
+from eval.metrics import best_f1, is_right  # noqa: E402
+from eval.questions import load_questions  # noqa: E402
+from eval.realbed import heldout_titles, realbed_corpus  # noqa: E402
+from eval.runner import PageResolver, corpus_key  # noqa: E402
+from index import Searcher, ensure_index  # noqa: E402
+from jarvis.assembly import assemble  # noqa: E402
+from jarvis.config import Config  # noqa: E402
+
+PAGES = ROOT.parent / "shared" / "realwiki" / "pages.json.gz"
+
+
+def ask(args) -> None:
+    config = Config()
+    if args.no_spelling or args.as_before:
+        config = replace(config, retrieval=replace(config.retrieval, spelling=False))
+    if args.as_before:
+        # Today's reading before this round: the question as typed (no reading form, no spelling read).
+        import jarvis.pipeline
+        jarvis.pipeline.reading_form = lambda question: question
+        config = replace(config, reader=replace(config.reader, read_spelt=False, unsure_page="answer",
+                                                placement=replace(config.reader.placement, enabled=False)))
+    corpus = realbed_corpus(config.home, PAGES, config.crawl, progress=False)
+    index_dir = ensure_index(corpus, config.home / "eval-indexes" / corpus_key(corpus) / "tuned", progress=False)  # the eval's
+    resolver = PageResolver(read_corpus(corpus))
+    held = {t.casefold() for t in heldout_titles(PAGES)}
+    paths = sorted({p for pattern in args.sets for p in glob.glob(pattern)})
+    if args.search_only:
+        search(args, config, index_dir, resolver, paths)
+        return
+    with Searcher(index_dir, config.retrieval) as searcher, assemble(config, searcher=searcher) as jarvis, \
+            open(args.out, "w", encoding="utf-8") as out:
+        began, n = time.perf_counter(), 0
+        for path in paths:
+            writer, _, style = Path(path).stem.partition("_")
+            for q in load_questions(path)[::args.every]:
+                answer = jarvis.ask(q.text)
+                stated = replace(answer, abstained=False).reply
+                page = resolver.find(q.expected_title)
+                canonical = page.title if page else q.expected_title
+                out.write(json.dumps({
+                    "set": Path(path).name, "writer": writer, "style": style, "question": q.text,
+                    "expected": canonical, "held_out": canonical.casefold() in held, "answers": q.answers,
+                    "answer": answer.text, "answer_title": answer.title, "confidence": answer.confidence,
+                    "abstained": answer.abstained, "sentence": answer.sentence, "reply": answer.reply,
+                    "pages": list(answer.pages), "f1": best_f1(answer.text, q.answers),
+                    "right": bool(answer.found and is_right(answer.text, stated, q.answers)),
+                    "points_to_expected": bool(answer.title) and resolver.same_page(q.expected_title, answer.title),
+                    "top3": any(resolver.same_page(q.expected_title, t) for t in answer.pages[:3]),
+                    "signals": answer.signals, "seconds": answer.seconds,
+                    "others": [{"text": o.text, "title": o.passage.title, "section": list(o.passage.section),
+                                "paragraph": o.passage.text[:300], "signals": o.signals,
+                                "f1": best_f1(o.text, q.answers)} for o in answer.others]}) + "\n")
+                n += 1
+                if n % 25 == 0:
+                    print(f"{n} questions, {(time.perf_counter() - began) / n:.2f} s each", file=sys.stderr, flush=True)
+
+
+def search(args, config: Config, index_dir: Path, resolver: PageResolver, paths: list[str]) -> None:
+    """Retrieval alone: is the expected page in the top 3 (records without answers)."""
+    with Searcher(index_dir, config.retrieval) as searcher, open(args.out, "w", encoding="utf-8") as out:
+        for path in paths:
+            writer, _, style = Path(path).stem.partition("_")
+            for q in load_questions(path):
+                titles = [hit.title for hit in searcher.search(q.text, k=3)]
+                out.write(json.dumps({"set": Path(path).name, "writer": writer, "style": style,
+                                      "question": q.text, "expected": q.expected_title, "pages": titles,
+                                      "top3": any(resolver.same_page(q.expected_title, t) for t in titles)}) + "\n")
+
+
+def _row(name: str, records: list[dict]) -> list:
+    n = len(records)
+    stated = [r for r in records if not r["abstained"] and r["answer"]]
+    unsure = [r for r in records if r["abstained"]]
+    return [name, n, round(sum(r["top3"] for r in records) / n, 3), round(sum(r["f1"] for r in records) / n, 3),
+            round(sum(r["right"] for r in stated) / len(stated), 3) if stated else "-", round(len(stated) / n, 3),
+            round(sum(r["points_to_expected"] for r in unsure) / len(unsure), 3) if unsure else "-"]
+
+
+def calibration(records: list[dict], width: float = 0.1, least: int = 15) -> list[list]:
+    bins: dict[int, list[dict]] = defaultdict(list)
+    for r in records:
+        if r["answer"]:
+            bins[min(int(r["confidence"] / width), int(1 / width) - 1)].append(r)
+    rows = []
+    for b in sorted(bins):
+        rs = bins[b]
+        mean = sum(r["confidence"] for r in rs) / len(rs)
+        acc = sum(r["right"] for r in rs) / len(rs)
+        rows.append([f"{b * width:.1f}-{(b + 1) * width:.1f}", len(rs), round(mean, 3), round(acc, 3),
+                     round(abs(mean - acc), 3), "" if len(rs) >= least else "(few)"])
+    return rows
+
+
+def figures(args) -> None:
+    records = [json.loads(line) for path in args.records for line in open(path, encoding="utf-8")]
+    headers = ["group", "n", "top-3", "full F1", "stated right", "coverage", "unsure -> page"]
+    for key in ("writer", "style", "held_out"):
+        groups = defaultdict(list)
+        for r in records:
+            groups[str(r[key])].append(r)
+        print(tabulate([_row(k, v) for k, v in sorted(groups.items())] + [_row("all", records)],
+                       headers=[key, *headers[1:]], tablefmt="github"), end="\n\n")
+    print(tabulate(calibration(records), headers=["confidence", "answers", "mean", "right", "gap", ""],
+                   tablefmt="github"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("ask")
+    p.add_argument("--sets", nargs="+", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--every", type=int, default=1, help="every Nth question of each set (a sample)")
+    p.add_argument("--no-spelling", action="store_true", help="search the words as typed")
+    p.add_argument("--search-only", action="store_true", help="retrieval alone: the top 3 pages of each question")
+    p.add_argument("--as-before", action="store_true",
+                   help="read and search every question as typed, as Jarvis did before its reading form and spelling")
+    p.set_defaults(run=ask)
+    p = sub.add_parser("figures")
+    p.add_argument("records", nargs="+")
+    p.set_defaults(run=figures)
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()

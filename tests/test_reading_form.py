@@ -1,0 +1,60 @@
+"""The same question, typed with or without "?", in any case, or with chat spelling, gets the same answer."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from jarvis.assembly import assemble
+from jarvis.config import Config
+from jarvis.pipeline import reading_form
+
+
+def test_reading_form_ignores_case_and_closing_marks():
+    forms = {reading_form(q) for q in ("what do cows drop", "What do cows drop?", "WHAT DO COWS DROP!",
+                                       "what do  cows drop ?!", "what do cows drop.")}
+    assert forms == {"what do cows drop?"}
+    assert reading_form("what do cows drop") != reading_form("what do pigs drop")
+
+
+@pytest.fixture(scope="module")
+def jarvis(bundled_index, tmp_path_factory):
+    config = Config(home=tmp_path_factory.mktemp("home"))   # the offline default reader: Jarvis's own
+    with assemble(config, bundled_index) as j:
+        yield j
+
+
+def _said(answer) -> tuple:
+    return answer.text, answer.title, round(answer.confidence, 6), answer.abstained, answer.reply
+
+
+@pytest.mark.parametrize("question", ["what do cows drop", "where do blazes spawn", "what is a creeper",
+                                      "how do i make a crafting table", "what do sheep drop"])
+def test_the_same_question_gets_the_same_answer_with_or_without_question_mark(jarvis, question):
+    variants = [question, question + "?", question.capitalize() + "?", question.upper(), question + " ??"]
+    answers = [jarvis.read_pages(v, jarvis.searcher.search(v, k=3)) for v in variants]
+    assert len({_said(a) for a in answers}) == 1, [(v, a.text, a.title) for v, a in zip(variants, answers)]
+    assert answers[0].question == question            # the player's own words are kept
+
+
+def test_a_variant_answered_from_the_cache_keeps_the_players_words(jarvis):
+    first = jarvis.ask("what do cows drop")
+    second = jarvis.ask("What do cows drop?")
+    assert (first.text, first.title) == (second.text, second.title)
+    assert second.question == "What do cows drop?"
+
+
+def test_chat_spelling_is_read_as_the_question_spelt_right(jarvis):
+    typed = jarvis.ask("wat do cows drpo")
+    spelt = jarvis.ask("what do cows drop")
+    assert (typed.text, typed.title) == (spelt.text, spelt.title)
+
+
+def test_reading_the_question_as_typed_is_a_setting(bundled_index, tmp_path):
+    config = Config(home=tmp_path)
+    config = replace(config, reader=replace(config.reader, read_spelt=False))
+    with assemble(config, bundled_index) as j:
+        index = j.searcher.snapshot()
+        assert j.read_as("wat do cows drpo", index) == "wat do cows drpo?"
+    with assemble(Config(home=tmp_path), bundled_index) as j:
+        assert j.read_as("wat do cows drpo", j.searcher.snapshot()) == "what do cows drop?"
