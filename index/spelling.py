@@ -29,11 +29,11 @@ CHAT_WORDS_FILE = Path(__file__).resolve().parent / "data" / "chat_words.tsv"
 TITLE_WORD_COUNT = 50        # a word of a page title or alias counts as if the pages said it this often
 SEEN_MAX = 20_000            # unknown words remembered with their correction
 MIN_COUNT = 2                # words the pages say once are too often the wiki's own typos: not a target
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_WORD = re.compile(r"[^\W_]+(?:['.][^\W_]+)*")   # "don't", "1.21" and "1.0.21" are one word each
 
 
 def words_of(text: str) -> list[str]:
-    """The lower-cased words of a text (letters and digits; an inner apostrophe kept: "don't")."""
+    """The lower-cased words of a text (letters and digits; an inner apostrophe or dot kept: "don't", "1.21")."""
     return _WORD.findall(text.casefold())
 
 

@@ -92,3 +92,9 @@ def test_an_index_built_without_a_vocabulary_still_searches(tmp_path, bundled_co
     build_index(bundled_corpus, tmp_path / "ix", profile=profile, progress=False)
     with Searcher(tmp_path / "ix") as searcher:
         assert searcher.search("what do cows drop", k=1)[0].title == "Cow"
+
+
+def test_version_numbers_stay_whole():
+    speller = Speller(_vocabulary(mobs=90, coming=5))
+    assert speller.correct("what mobs are coming in 1.21").text == "what mobs are coming in 1.21"
+    assert speller.correct("blocks added in edu 1.0.21?").text == "blocks added in edu 1.0.21"

@@ -130,13 +130,16 @@ class ConfidenceModel:
 
 def fit_confidence(signals: Sequence[Mapping[str, float]], right: Sequence[bool], reader: str,
                    features: Sequence[str] | None = None, c: float | None = None, folds: int = 5,
-                   fitted_on: dict | None = None, description: str = "") -> ConfidenceModel:
+                   fitted_on: dict | None = None, description: str = "",
+                   groups: Sequence[str] | None = None) -> ConfidenceModel:
     """A logistic regression of ``right`` on the signals (L2; ``c`` the inverse strength, else chosen by
     cross-validated log loss), then Platt scaling of its cross-validated scores. ``features``: the
-    signals to use (default: every one seen)."""
+    signals to use (default: every one seen). ``groups`` (one per answer, e.g. who wrote the question): the
+    cross-validation never splits a group, so the regularisation and the scaling are chosen for groups the
+    fit has not seen (other writers), not for more questions of the same ones."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import StratifiedKFold, cross_val_predict, cross_val_score
+    from sklearn.model_selection import GroupKFold, StratifiedKFold, cross_val_predict, cross_val_score
 
     if len(signals) != len(right) or not signals:
         raise ConfidenceModelError("fitting needs one label per answer, and at least one answer")
@@ -153,12 +156,21 @@ def fit_confidence(signals: Sequence[Mapping[str, float]], right: Sequence[bool]
     standard = (matrix - mean) / scale
     folds = max(2, min(folds, int(labels.sum()), int(len(labels) - labels.sum())))
     split = StratifiedKFold(n_splits=folds, shuffle=True, random_state=0)
+    grouping = None
+    if groups is not None:
+        if len(groups) != len(labels):
+            raise ConfidenceModelError("fitting by groups needs one group per answer")
+        if len(set(groups)) >= 2:
+            split = GroupKFold(n_splits=min(folds, len(set(groups))))
+            grouping = list(groups)
     if c is None:   # the regularisation that predicts held-out answers best (log loss)
         c = max(np.logspace(-3, 1, 13), key=lambda value: cross_val_score(
-            LogisticRegression(C=value, max_iter=5000), standard, labels, cv=split, scoring="neg_log_loss").mean())
+            LogisticRegression(C=value, max_iter=5000), standard, labels, cv=split, scoring="neg_log_loss",
+            groups=grouping).mean())
         c = float(c)
     regression = LogisticRegression(C=c, max_iter=5000)
-    held_out = cross_val_predict(regression, standard, labels, cv=split, method="decision_function")
+    held_out = cross_val_predict(regression, standard, labels, cv=split, method="decision_function",
+                                 groups=grouping)
     platt = LogisticRegression(C=1e4, max_iter=5000).fit(held_out.reshape(-1, 1), labels)
     regression.fit(standard, labels)
     fitted = dict(fitted_on or {})
