@@ -36,6 +36,12 @@ def main() -> int:
     config = replace(Config.from_env(env), panel=replace(PanelSettings(), token=TOKEN, port=0))
     server = PanelServer(PanelPlan(config, config.default_index_dir))
     server.run_in_thread()
+    # the loop once: an answer taught through the API, then the question asked again
+    taught, _ = server.desk.teacher.teach("where is the shop?", "The shop is at spawn, down the stairs behind the "
+                                          "fountain; it opens at dusk.", title="Shop", who="admin", wait=True)
+    print("taught:", taught.title, server.desk.teacher.rebuilder.status, flush=True)
+    subprocess.run([sys.executable, "-m", "jarvis", "ask", "where is the shop?", "-q"], env=env, check=True,
+                   stdout=subprocess.DEVNULL)
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
@@ -50,7 +56,7 @@ def main() -> int:
         driver.get(server.url + "/")
         driver.find_element(By.ID, "token").send_keys(TOKEN)
         driver.find_element(By.ID, "login").click()
-        for path, name in (("/", "panel-today.png"), ("/questions?view=needs", "panel-questions.png"),
+        for path, name in (("/", "panel-today.png"), ("/questions", "panel-questions.png"),
                            ("/teach?question=how+do+i+claim+land", "panel-teach.png")):
             driver.get(server.url + path)
             height = driver.execute_script("return document.documentElement.scrollHeight")

@@ -90,7 +90,7 @@ BOUNDS = {
     ("redis", "max_attempts"): (1, 100),
     ("redis", "max_waiting"): (1, None),
     ("redis", "io_timeout"): (0.1, None),
-    ("panel", "port"): (1, 65535),
+    ("panel", "port"): (0, 65535),        # 0: a free port (the line it prints names it)
     ("panel", "min_token_length"): (8, None),
     ("panel", "session_hours"): (0.01, None),
     ("panel", "login_attempts"): (1, None),

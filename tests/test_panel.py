@@ -393,3 +393,27 @@ def test_the_default_index_keeps_a_guide_added_to_it(tmp_path, bundled_corpus):
     live = IndexDir(index_dir).live()
     assert live.name != built and live.meta.pages == IndexDir(index_dir).live().meta.pages
     assert any("docs" in s for s in live.meta.sources)                      # rebuilt with the guide
+
+
+def test_jarvis_panel_serves_until_sigterm_and_says_nothing_of_the_token(tmp_path, bundled_index):
+    import signal
+
+    index_dir = copy_index(bundled_index, tmp_path / "index")
+    settings = tmp_path / "jarvis.toml"
+    settings.write_text(f'index = "{index_dir}"\n[panel]\nport = 0\n', encoding="utf-8")
+    process = subprocess.Popen([sys.executable, "-m", "jarvis", "panel", "-v", "--config", str(settings)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "JARVIS_HOME": str(tmp_path / "home"), "JARVIS_PANEL_TOKEN": TOKEN})
+    try:
+        first = process.stdout.readline()
+        url = re.search(r"(http://127\.0\.0\.1:\d+)/", first).group(1)
+        assert f"index {index_dir}" in first
+        assert http("GET", url + "/api/index")[0] == 401
+        status, _, text = http("GET", url + "/api/index", token=TOKEN)
+        assert status == 200 and json.loads(text)["generation"].startswith("gen-")
+        assert http("GET", url + "/api/report", token=TOKEN)[0] == 404        # no question logged yet: said so
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert TOKEN not in first + out + err and "GET /api/index 401" in err

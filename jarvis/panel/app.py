@@ -242,7 +242,7 @@ def create_app(desk: Desk) -> Flask:
         rows, _ = desk.rows()
         chosen = log_view.select(rows, view, text, since)
         groups = log_view.grouped(chosen)
-        return page("questions.html", active="questions", view=view, views=log_view.VIEW_NAMES, q=text,
+        return page("questions.html", active="needs" if view == "needs" else "questions", view=view, views=log_view.VIEW_NAMES, q=text,
                     since=since_text, groups=groups[:200], total=len(chosen), shown_groups=min(len(groups), 200),
                     all_counts=log_view.counts(log_view.select(rows, since=since)),
                     likely_below=settings.likely_wrong_below)
