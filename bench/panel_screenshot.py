@@ -59,8 +59,10 @@ def main() -> int:
         for path, name in (("/", "panel-today.png"), ("/questions", "panel-questions.png"),
                            ("/teach?question=how+do+i+claim+land", "panel-teach.png")):
             driver.get(server.url + path)
-            height = driver.execute_script("return document.documentElement.scrollHeight")
-            driver.set_window_size(1280, min(max(height, 700), 1500))
+            for _ in range(2):     # the window's size includes what is not the page: fit the page itself
+                height = driver.execute_script("return document.documentElement.scrollHeight")
+                chrome = driver.execute_script("return window.outerHeight - window.innerHeight")
+                driver.set_window_size(1280, min(max(height, 700), 1500) + chrome)
             driver.save_screenshot(str(out / name))
             print("wrote", out / name)
     finally:

@@ -417,3 +417,21 @@ def test_jarvis_panel_serves_until_sigterm_and_says_nothing_of_the_token(tmp_pat
         out, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
     assert TOKEN not in first + out + err and "GET /api/index 401" in err
+
+
+def test_a_failed_build_is_said_and_the_live_index_stays(desk_env):
+    from index.layout import IndexDir
+
+    app, desk, plan = desk_env
+    before = IndexDir(plan.index_dir).current_name()
+    guide = desk.teacher.shelf.guide
+    guide.mkdir(parents=True, exist_ok=True)
+    (guide / "broken.md").write_text("---\naliases: [unclosed\n---\n# Broken\n\nText.\n", encoding="utf-8")
+    response = app.test_client().post("/api/answers", headers=bearer(),
+                                      json={"question": "where is the shop?", "answer": "At spawn."})
+    assert response.status_code == 500
+    body = response.get_json()
+    assert body["in_index"] is False and "broken.md" in body["error"] and body["index"]["state"] == "failed"
+    assert IndexDir(plan.index_dir).current_name() == before
+    page = app.test_client().get("/teach", headers=bearer())
+    assert "The last index build failed" in page.text and "broken.md" in page.text

@@ -357,8 +357,12 @@ def create_app(desk: Desk) -> Flask:
             return jsonify({"error": str(exc)}), 400
         status = desk.teacher.rebuilder.status
         body = {**taught.to_json(), "index": status.to_json(), "in_index": used}
+        if wait and not used and status.state == "failed":
+            body["error"] = f"saved, but the index build failed: {status.error}"
         response = jsonify(body)
-        response.status_code = 201
+        # 201: saved and (unless "wait": false) in the live index; 202: saved, the build still running after
+        # [panel] build_timeout; 500: saved, the build failed (the page and GET /api/index say why).
+        response.status_code = 201 if used or not wait else 500 if status.state == "failed" else 202
         response.headers["Location"] = url_for("api_answer", answer_id=taught.id)
         return response
 
