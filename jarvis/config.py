@@ -279,9 +279,9 @@ class PanelSettings:
     # How many proxies in front of the panel set X-Forwarded-For/-Proto (werkzeug's ProxyFix): 0 = none (the
     # client's address is the socket's; behind nginx or Caddy, 1, so that the login limit counts clients, not the proxy).
     trusted_proxies: int = 0
-    # A stated answer with a confidence below this is shown as "likely wrong" (the "needs you" view). On the real
-    # wiki test bed's dev questions (docs/eval/realbed/results.json, tuned index + fallback:minilm): 36 % of the
-    # flagged stated answers are wrong against 20 % of all stated answers, and 83 % of the wrong ones are flagged.
+    # A stated answer with a confidence below this is shown as "likely wrong" (the "needs you" view). On the sample
+    # wiki's dev2 questions with Jarvis's own reader (bench/likely_wrong.py): 62 % of the flagged stated answers are
+    # wrong against 16 % of all stated answers, and 62 % of the wrong ones are flagged (docs/panel.md).
     likely_wrong_below: float = 0.75
     since: str = "30d"                  # the window of the Today page (as `jarvis report --since`)
     threads: int = 4                    # waitress's worker threads
