@@ -69,6 +69,8 @@ class PanelServer:
         except OSError as exc:
             raise JarvisError(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}") from None
         self.host, self.port = settings.host, self._server.effective_port
+        self._closing = False
+        self._thread: threading.Thread | None = None
         self.desk.teacher.rebuilder.warm_up()
 
     @property
@@ -77,15 +79,22 @@ class PanelServer:
         return f"http://{host}:{self.port}"
 
     def run(self) -> None:
-        self._server.run()
+        try:
+            self._server.run()
+        except (OSError, ValueError):
+            if not self._closing:     # closing the sockets under the loop's select ends it so
+                raise
 
     def run_in_thread(self) -> threading.Thread:
-        thread = threading.Thread(target=self.run, name="jarvis-panel", daemon=True)
-        thread.start()
-        return thread
+        self._thread = threading.Thread(target=self.run, name="jarvis-panel", daemon=True)
+        self._thread.start()
+        return self._thread
 
     def close(self) -> None:
+        self._closing = True
         self._server.close()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
         self.desk.close()
 
 
@@ -94,18 +103,13 @@ def serve_panel(plan: PanelPlan) -> int:
     server = PanelServer(plan)
     print(f"jarvis panel: {server.url}/ (index {plan.index_dir}; log {plan.config.question_log_path}; "
           f"guide {server.desk.teacher.shelf.guide}); log in with JARVIS_PANEL_TOKEN", flush=True)
-    stop = threading.Event()
-
     def on_signal(signum, frame):  # noqa: ARG001
-        stop.set()
+        server._closing = True
         server._server.close()     # waitress's loop ends; run() returns
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         server.run()
-    except (OSError, ValueError):
-        if not stop.is_set():
-            raise
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
