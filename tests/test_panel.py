@@ -119,6 +119,10 @@ def test_questions_api_filters_searches_and_groups(desk_env):
     needs = {q["question"] for q in questions("view=needs")}
     assert needs == {q for q, *_ in LOGGED} - {"what do cows drop?"}
     assert {q["question"] for q in questions("q=CLAIM")} == {"how do i claim land?", "how do i claim land"}
+    assert {q["question"] for q in questions("player=Alex")} == {"what do sheep drop?",
+                                                                 "how many eyes of ender to fill a portal?"}
+    assert [q["question"] for q in questions("page=sheep")] == ["what do sheep drop?"]
+    assert questions("origin=ask") == [] and len(questions("origin=serve")) == len(LOGGED)
     grouped = client.get("/api/questions?view=unanswered&grouped=1", headers=bearer()).get_json()
     assert grouped["groups"][0]["question"].startswith("how do i claim land") and grouped["groups"][0]["count"] == 2
     assert client.get("/api/questions?view=nonsense", headers=bearer()).status_code == 400

@@ -332,7 +332,9 @@ def create_app(desk: Desk) -> Flask:
             return jsonify({"error": "limit must be a whole number"}), 400
         _, since = since_arg("all")
         rows, corrupt = desk.rows()
-        chosen = log_view.select(rows, view, request.args.get("q", "")[:200], since)
+        chosen = log_view.select(rows, view, request.args.get("q", "")[:200], since,
+                                 player=request.args.get("player", ""), origin=request.args.get("origin", ""),
+                                 page=request.args.get("page", ""))
         if request.args.get("grouped") in ("1", "true", "yes"):
             groups = log_view.grouped(chosen)
             return jsonify({"total": len(chosen), "groups": [grp.to_json() for grp in groups[:limit]]})

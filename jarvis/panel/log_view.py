@@ -129,8 +129,10 @@ def load_rows(path, backups: int, likely_below: float) -> tuple[list[Row], int]:
     return rows, contents.corrupt
 
 
-def select(rows: list[Row], view: str = "all", text: str = "", since: datetime | None = None) -> list[Row]:
-    """The rows of a view, holding ``text`` (in the question, answer, reply or page), newest first."""
+def select(rows: list[Row], view: str = "all", text: str = "", since: datetime | None = None, *,
+           player: str = "", origin: str = "", page: str = "") -> list[Row]:
+    """The rows of a view, holding ``text`` (in the question, answer, reply or page), newest first; ``player``,
+    ``origin`` and ``page``: only those (exact, as the log keeps them; the page's case does not matter)."""
     if view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(VIEWS)}")
     wanted = text.casefold().strip()
@@ -143,7 +145,9 @@ def select(rows: list[Row], view: str = "all", text: str = "", since: datetime |
         "answered": lambda r: r.outcome == "answered",
     }[view]
     chosen = [r for r in rows if keep(r) and (since is None or r.at >= since)
-              and (not wanted or any(wanted in part.casefold() for part in (r.question, r.answer, r.reply, r.page)))]
+              and (not wanted or any(wanted in part.casefold() for part in (r.question, r.answer, r.reply, r.page)))
+              and (not player or r.player == player) and (not origin or r.origin == origin)
+              and (not page or r.page.casefold() == page.casefold())]
     return sorted(chosen, key=lambda r: r.at)[::-1]      # newest first; of two in one millisecond, the later logged
 
 
