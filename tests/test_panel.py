@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from markupsafe import escape
 
+from jarvis.errors import JarvisError
 from jarvis.panel import PanelPlan, PanelTokenError
 from jarvis.panel.app import create_app
 from jarvis.panel.server import build_desk
@@ -330,6 +331,8 @@ def test_no_token_and_the_panel_refuses_to_start_in_one_line(tmp_path, bundled_i
         build_desk(PanelPlan(panel_config(tmp_path, token=""), bundled_index))
     with pytest.raises(PanelTokenError, match="too short"):
         build_desk(PanelPlan(panel_config(tmp_path, token="short"), bundled_index))
+    with pytest.raises(JarvisError, match=r"\[panel\] since 'a fortnight': give a time span"):
+        build_desk(PanelPlan(panel_config(tmp_path, since="a fortnight"), bundled_index))
     env = {k: v for k, v in os.environ.items() if k != "JARVIS_PANEL_TOKEN"}
     result = subprocess.run([sys.executable, "-m", "jarvis", "panel", "--index", str(bundled_index), "--port", "0"],
                             capture_output=True, text=True, env={**env, "JARVIS_HOME": str(tmp_path)}, timeout=120)

@@ -43,6 +43,14 @@ def build_desk(plan: PanelPlan):
     from jarvis.panel.teach import GuideShelf, IndexRebuilder, Teacher
 
     TokenGate(plan.config.panel.token, plan.config.panel.min_token_length)   # PanelTokenError, one line
+    from datetime import datetime, timezone
+
+    from jarvis.questionlog import ReportError, parse_since
+
+    try:
+        parse_since(plan.config.panel.since, datetime.now(timezone.utc))
+    except ReportError as exc:
+        raise JarvisError(f"[panel] {exc}") from None
     if not Path(plan.index_dir).is_dir():
         raise JarvisError(f"index: {plan.index_dir}: no such index directory")
     guide = guide_folder(plan.config, plan.index_dir)
