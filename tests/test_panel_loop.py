@@ -79,7 +79,7 @@ def test_a_question_taught_in_the_panel_is_answered_by_ask_serve_and_a_worker_wi
                 build = json.loads(http("GET", panel.url + "/api/index", token=TOKEN)[2])
                 print(f"\nsave -> first answer in game from the taught page: {first:.1f} s "
                       f"(index build {build['seconds']} s)")
-                assert first <= 60
+                assert first <= 30                                  # the target (docs/panel.md)
                 pooled = ask(home, "--redis", redis_server.url)             # a worker, started before the teaching
                 assert from_guide(pooled), pooled
                 assert served.process.poll() is None and worker.poll() is None   # nothing restarted
