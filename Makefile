@@ -14,9 +14,9 @@ STAMP       := $(VENV)/.jarvis-installed
 NODE_STAMP  := mcserver/node_modules/.jarvis-installed
 BOT_STAMP   := jarvis/bridge/playerbot/node_modules/.jarvis-installed
 
-.PHONY: setup demo test bench eval corpus clean redis-server
+.PHONY: setup demo test bench eval corpus clean redis-server chromium
 
-setup: $(STAMP) $(NODE_STAMP) $(BOT_STAMP) redis-server
+setup: $(STAMP) $(NODE_STAMP) $(BOT_STAMP) redis-server chromium
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,20 @@ redis-server:
 	      { $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; }; } && \
 	    command -v redis-server >/dev/null 2>&1; } || { \
 	  echo "redis-server could not be installed: install Redis 6.2 or newer yourself (the worker pool's tests need it)"; \
+	  case "$$(echo "$${CI:-}" | tr A-Z a-z)" in 1|true|yes) exit 1;; esac; }; }
+
+# The desk's browser tests (tests/test_panel_browser.py) drive Debian's chromium headless through its
+# chromium-driver (selenium, pointed at /usr/bin/chromedriver: nothing is downloaded), installed here when
+# missing, as redis-server is. Without them those tests skip, except on CI, where they fail.
+chromium:
+	@{ command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } || { \
+	  echo "installing chromium and chromium-driver (the desk's browser tests run them headless)"; \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  { command -v apt-get >/dev/null 2>&1 && \
+	    { $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 || \
+	      { $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }; } && \
+	    command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } || { \
+	  echo "chromium could not be installed: install chromium and its chromedriver yourself (the desk's browser tests need them)"; \
 	  case "$$(echo "$${CI:-}" | tr A-Z a-z)" in 1|true|yes) exit 1;; esac; }; }
 
 bench: setup

@@ -28,6 +28,7 @@ _HOMES = {
     "question_words": "index.search",
     "CorpusSource": "index.sources", "GuideSource": "index.sources", "SiteClashError": "index.sources",
     "Source": "index.sources", "load_sources": "index.sources", "sources_with": "index.sources",
+    "recorded_sources": "index.sources",
 }
 __all__ = sorted(_HOMES)
 

@@ -25,7 +25,7 @@ from index.errors import SearchIndexError
 from index.glossary import Glossary
 from index.layout import USER_GLOSSARY_FILE, Generation, IndexDir, IndexMeta, write_meta
 from index.profiles import IndexProfile, get_profile
-from index.sources import Source, file_sha256, load_sources, page_key
+from index.sources import Source, extended_sources, file_sha256, load_sources, page_key, sources_sha256
 from index.spelling import vocabulary_counts, write_vocabulary
 
 log = logging.getLogger(__name__)
@@ -169,11 +169,13 @@ def ensure_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, p
             log.warning("corpus %s is missing; using the existing index at %s", corpus_path, layout.root)
             return layout.root
         raise CorpusError(f"corpus file not found: {corpus_path} (needed to build the index at {layout.root})")
-    if (live is not None and _same_profile(live, profile)
-            and live.meta.corpus_sha256 == file_sha256(corpus_path)):
+    # An index built from the corpus and more (the server's guide added to the default index) stays so.
+    extended = extended_sources(layout.root, corpus_path) if live is not None else None
+    expected = sources_sha256(extended) if extended else file_sha256(corpus_path)
+    if live is not None and _same_profile(live, profile) and live.meta.corpus_sha256 == expected:
         return layout.root
     log.info("building the index at %s from %s (first use or the corpus changed)", layout.root, corpus_path)
-    build_index(corpus_path, layout.root, profile=profile, progress=progress, encoder=encoder)
+    build_index(extended or corpus_path, layout.root, profile=profile, progress=progress, encoder=encoder)
     return layout.root
 
 

@@ -20,7 +20,7 @@ from typing import Sequence, Union
 from urllib.parse import urlsplit
 
 from crawler.corpus import CorpusError, Page, iter_corpus
-from crawler.guide import GUIDE_SITE, guide_files, read_guide
+from crawler.guide import GUIDE_SITE, check_docs_url, guide_files, read_guide
 from index.layout import IndexDir
 
 log = logging.getLogger(__name__)
@@ -127,6 +127,34 @@ def recorded_sources(recorded: list[dict]) -> list[Source]:
         elif "corpus" in entry:
             sources.append(CorpusSource(Path(entry["corpus"]), entry.get("site", "")))
     return sources
+
+
+def extended_sources(index_dir: str | os.PathLike, corpus: str | os.PathLike) -> list[Source] | None:
+    """The sources the live index records when it was built from ``corpus`` and more (a guide added to the
+    default index, say), all still there; None otherwise. ``ensure_index`` keeps such an index, and rebuilds it
+    from all of them, not from the corpus alone (which would drop what was added)."""
+    live = IndexDir(index_dir).live_or_none()
+    recorded = recorded_sources(live.meta.sources) if live is not None else []
+    wanted = Path(corpus).resolve()
+    if len(recorded) < 2 or not any(isinstance(s, CorpusSource) and s.path == wanted for s in recorded):
+        return None
+    if not all(s.path.is_dir() if isinstance(s, GuideSource) else s.path.is_file() for s in recorded):
+        return None
+    return recorded
+
+
+def sources_sha256(sources: Sequence[Source]) -> str:
+    """What ``load_sources(sources).sha256`` would be, from the files' bytes alone (no page is parsed)."""
+    digests = []
+    for source in sources:
+        if isinstance(source, GuideSource):
+            digests.append(_guide_sha256(source.path, check_docs_url(source.docs_url)))
+            continue
+        sha256, given = file_sha256(source.path), " ".join(source.site.split())
+        digests.append(sha256 if not given else hashlib.sha256(f"{sha256} {given}".encode()).hexdigest())
+    if len(digests) == 1 and isinstance(sources[0], CorpusSource) and not sources[0].site:
+        return digests[0]
+    return hashlib.sha256(" ".join(digests).encode()).hexdigest()
 
 
 def sources_with(index_dir: str | os.PathLike, corpus: str | os.PathLike) -> list[Source]:

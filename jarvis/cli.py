@@ -622,6 +622,27 @@ def _training_examples(args: argparse.Namespace, config: Config, options) -> lis
     return examples
 
 
+def cmd_panel(args: argparse.Namespace, config: Config) -> int:
+    """`jarvis panel`: the admin's web desk (jarvis/panel/). Settings: defaults, the environment (the token:
+    JARVIS_PANEL_TOKEN), the --config file's [panel] (and its index), then the flags."""
+    from jarvis.panel import PanelPlan, serve_panel
+
+    index = None
+    if args.config:
+        from jarvis.settings_file import load_settings_file
+
+        config, index = load_settings_file(Path(args.config), config)
+    flags = {"host": args.host, "port": args.port}
+    config = replace(config, panel=replace(config.panel, **{k: v for k, v in flags.items() if v is not None}))
+    if not config.panel.token:   # before any index is built or opened: no token, no panel
+        raise JarvisError("no token: set JARVIS_PANEL_TOKEN (16 characters or more); the panel never starts without one")
+    args.index = args.index or index
+    if args.index and not Path(args.index).is_dir():
+        raise JarvisError(f"index: {args.index}: no such index directory (build it: jarvis index --corpus FILE "
+                          "--index DIR)")
+    return serve_panel(PanelPlan(config, _index_dir(args, config), Path(args.config) if args.config else None))
+
+
 def cmd_sample_wiki(args: argparse.Namespace, config: Config) -> int:
     from wikis.samplewiki import serve_sample_wiki
 
@@ -672,7 +693,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for add_command in (_crawl_command, _index_command, _search_command, _ask_command, _serve_command,
                         _worker_command, _report_command, _eval_command, _calibrate_command, _train_reader_command,
-                        _average_readers_command, _sample_wiki_command,
+                        _average_readers_command, _panel_command, _sample_wiki_command,
                         _realbed_wiki_command):
         add_command(sub, reader_opts)
     return parser
@@ -928,6 +949,18 @@ def _average_readers_command(sub: Callable[..., argparse.ArgumentParser], reader
                    help="reader folders trained from the same base (weights, or only the int8 export); "
                         "'jarvis': Jarvis's own reader")
     p.add_argument("--out", required=True, metavar="DIR", help="where to write the averaged reader")
+
+
+def _panel_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
+    p = sub("panel", cmd_panel, "the admin's web desk: what players asked, what needs you, teach Jarvis "
+                                "(token: JARVIS_PANEL_TOKEN; docs/panel.md)")
+    p.add_argument("--host", default=None, metavar="H",
+                   help=f"address to bind (default: {Config().panel.host}; put a TLS reverse proxy in front)")
+    p.add_argument("--port", type=_port, default=None, metavar="P", help=f"port (default: {Config().panel.port})")
+    p.add_argument("--index", metavar="DIR", help="the index taught answers go into (default: the settings file's "
+                                                  "index, else the bundled corpus's)")
+    p.add_argument("--config", metavar="FILE", default=None,
+                   help="settings file (TOML): its [panel], [log] and index; the Settings page writes to it")
 
 
 def _sample_wiki_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:

@@ -1,7 +1,8 @@
 """All of Jarvis's configuration in one place.
 
 ``Config.from_env()`` resolves the defaults, the environment (``JARVIS_HOME``,
-``JARVIS_MODEL``, the secrets ``JARVIS_MC_TOKEN``, ``JARVIS_REDIS_URL`` and ``JARVIS_REDIS_PASSWORD``) and
+``JARVIS_MODEL``, the secrets ``JARVIS_MC_TOKEN``, ``JARVIS_REDIS_URL``, ``JARVIS_REDIS_PASSWORD`` and
+``JARVIS_PANEL_TOKEN``) and
 the paths of the bundled data. The CLI builds one ``Config`` and passes it (or the settings inside it)
 down; no stage reads the environment.
 """
@@ -272,6 +273,39 @@ class RedisSettings:
     reconnect_max_delay: float = 10.0   # ... up to this
 
 
+PANEL_HOST = "127.0.0.1"   # `jarvis panel` binds here by default: put a reverse proxy with TLS in front of it
+PANEL_PORT = 8470
+
+
+@dataclass(frozen=True)
+class PanelSettings:
+    """The admin's web desk (jarvis/panel/): `jarvis panel`, and the ``[panel]`` table of the settings file."""
+
+    host: str = PANEL_HOST
+    port: int = PANEL_PORT
+    # Where taught answers are written, as guide pages (Markdown with front matter): "" = the guide folder the
+    # index was built with (`jarvis index --docs DIR`), else $JARVIS_HOME/guide (added to the index on the first one).
+    guide: str = ""
+    # The panel's token. A secret: from the environment (JARVIS_PANEL_TOKEN) only, never from a settings file,
+    # never logged; the panel keeps only its SHA-256 and refuses to start without one.
+    token: str = field(default="", repr=False)
+    min_token_length: int = 16          # a shorter token is refused at start-up (it could be guessed)
+    secure_cookie: bool = False         # the session cookie's Secure flag: true behind a TLS reverse proxy
+    session_hours: float = 12.0         # a browser login lasts this long
+    login_attempts: int = 5             # failed logins (or wrong bearer tokens) a client may make ...
+    login_window: float = 300.0         # ... in this many seconds; then 429 until the window has passed
+    # How many proxies in front of the panel set X-Forwarded-For/-Proto (werkzeug's ProxyFix): 0 = none (the
+    # client's address is the socket's; behind nginx or Caddy, 1, so that the login limit counts clients, not the proxy).
+    trusted_proxies: int = 0
+    # A stated answer with a confidence below this is shown as "likely wrong" (the "needs you" view). On the sample
+    # wiki's dev2 questions with Jarvis's own reader (bench/likely_wrong.py): 62 % of the flagged stated answers are
+    # wrong against 16 % of all stated answers, and 62 % of the wrong ones are flagged (docs/panel.md).
+    likely_wrong_below: float = 0.75
+    since: str = "30d"                  # the window of the Today page (as `jarvis report --since`)
+    threads: int = 4                    # waitress's worker threads
+    build_timeout: float = 300.0        # POST /api/answers waits this long for the new index generation
+
+
 @dataclass(frozen=True)
 class Config:
     home: Path = field(default_factory=_default_home)
@@ -284,6 +318,7 @@ class Config:
     bot: BotSettings = field(default_factory=BotSettings)
     log: LogSettings = field(default_factory=LogSettings)
     redis: RedisSettings = field(default_factory=RedisSettings)
+    panel: PanelSettings = field(default_factory=PanelSettings)
     bundled_corpus: Path = BUNDLED_CORPUS
     questions: Path = DEFAULT_QUESTIONS
     realbed_pages: Path = REALBED_PAGES          # the real-wiki test bed (../shared/realwiki)
@@ -316,4 +351,6 @@ class Config:
                  if env.get(name)}
         if redis:
             config = replace(config, redis=replace(config.redis, **redis))
+        if env.get("JARVIS_PANEL_TOKEN"):
+            config = replace(config, panel=replace(config.panel, token=env["JARVIS_PANEL_TOKEN"]))
         return config

@@ -11,12 +11,13 @@ gives them, with their field names as keys:
     [reader]                  # ReaderSettings (and [reader.passages], [reader.fallback_tuning])
     [retrieval]               # index.settings.RetrievalSettings
     [redis]                   # RedisSettings: the worker pool (url without a password, prefix, max_age, ...)
+    [panel]                   # PanelSettings: the admin's web desk (host, port, guide, secure_cookie, ...)
 
 Types follow the fields' annotations (an integer is a float where a float is wanted; a list is a
 tuple). A key or table that is not a setting, a value of the wrong type or out of range is a
 :class:`SettingsError` whose one line names it (``[bridge] mc_prot: unknown setting (did you mean
 mc_port?)``). Secrets are not read from files: ``[bridge] mc_token`` is an error that says to use
-the environment (``JARVIS_MC_TOKEN``), and so is ``[redis] password`` (``JARVIS_REDIS_PASSWORD``) and a
+the environment (``JARVIS_MC_TOKEN``), and so is ``[redis] password`` (``JARVIS_REDIS_PASSWORD``), ``[panel] token`` (``JARVIS_PANEL_TOKEN``) and a
 ``[redis] url`` that holds a password (``JARVIS_REDIS_URL``). The CLI applies its flags over what the file says.
 """
 from __future__ import annotations
@@ -35,10 +36,11 @@ from index.settings import FUSIONS
 from jarvis.config import BOT_AUTHS, READER_BACKENDS, REPLY_MODES, Config
 from jarvis.errors import JarvisError
 
-TABLES = ("bridge", "bot", "log", "reader", "retrieval", "redis")
+TABLES = ("bridge", "bot", "log", "reader", "retrieval", "redis", "panel")
 TOP_LEVEL = {"index": str}
 SECRETS = {("bridge", "mc_token"): "JARVIS_MC_TOKEN (or serve's token flag)",
-           ("redis", "password"): "JARVIS_REDIS_PASSWORD (or put the URL with its password in JARVIS_REDIS_URL)"}
+           ("redis", "password"): "JARVIS_REDIS_PASSWORD (or put the URL with its password in JARVIS_REDIS_URL)",
+           ("panel", "token"): "JARVIS_PANEL_TOKEN"}
 # Settings renamed since files were written with the old name: still read, under the new one.
 RENAMED = {("retrieval", "kind_prior"): "page_kind_prior"}
 
@@ -88,8 +90,17 @@ BOUNDS = {
     ("redis", "max_attempts"): (1, 100),
     ("redis", "max_waiting"): (1, None),
     ("redis", "io_timeout"): (0.1, None),
+    ("panel", "port"): (0, 65535),        # 0: a free port (the line it prints names it)
+    ("panel", "min_token_length"): (8, None),
+    ("panel", "session_hours"): (0.01, None),
+    ("panel", "login_attempts"): (1, None),
+    ("panel", "login_window"): (1, None),
+    ("panel", "likely_wrong_below"): (0, 1),
+    ("panel", "threads"): (1, 64),
+    ("panel", "build_timeout"): (1, None),
+    ("reader", "answer_threshold"): (0, 1),
 }
-NON_NEGATIVE_TABLES = ("bridge", "bot", "log", "redis")
+NON_NEGATIVE_TABLES = ("bridge", "bot", "log", "redis", "panel")
 
 
 class SettingsError(JarvisError):

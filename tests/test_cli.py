@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-SUBCOMMANDS = ["crawl", "index", "search", "ask", "serve", "report", "eval", "sample-wiki", "realbed-wiki"]
+SUBCOMMANDS = ["crawl", "index", "search", "ask", "serve", "report", "eval", "sample-wiki", "realbed-wiki", "panel"]
 
 
 def run_jarvis(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:

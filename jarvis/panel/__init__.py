@@ -1,0 +1,16 @@
+"""The admin's web desk (`jarvis panel`): what players asked, what needs the admin, and teaching Jarvis.
+
+    from jarvis.panel import PanelPlan, serve_panel
+    serve_panel(PanelPlan(config, index_dir, settings_path))     # until SIGINT/SIGTERM
+
+app.py is the Flask application (pages and the JSON API), auth.py who may use it (token, session, CSRF,
+login limit), log_view.py the question log as rows and groups, teach.py taught answers as guide pages and
+the background index builds, settings_edit.py the settings it may write, charts.py its inline SVG charts.
+The contract: docs/panel.md and DESIGN.md's "Desk contract".
+"""
+from __future__ import annotations
+
+from jarvis.panel.auth import PanelTokenError
+from jarvis.panel.server import PanelPlan, PanelServer, serve_panel
+
+__all__ = ["PanelPlan", "PanelServer", "PanelTokenError", "serve_panel"]

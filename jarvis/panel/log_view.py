@@ -1,0 +1,199 @@
+"""The question log as the desk shows it: one row per question with its feedback, filters, groups, and the
+answer rate over time. Reads the log with jarvis/questionlog (the same reader as `jarvis report`).
+
+"Likely wrong" (the "needs you" view): an answer stated as fact whose confidence is below
+``PanelSettings.likely_wrong_below``. The confidence model already weighs the retriever's margin between its
+top pages and whether BM25 and the page vectors agree (jarvis/confidence/signals.py), so a stated answer just
+above the answer threshold is one with a low margin or low agreement. How often the flag is right on a
+question set: ``flag_precision`` over an eval run's per-question records (bench/likely_wrong.py).
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from jarvis.questionlog import ReportError, read_log
+from jarvis.questionlog.report import outcome
+
+VIEWS = ("all", "needs", "unanswered", "wrong", "likely", "answered")
+VIEW_NAMES = {"all": "All", "needs": "Needs you", "unanswered": "Not answered", "wrong": "Marked wrong",
+              "likely": "Likely wrong", "answered": "Answered"}
+
+
+def normalized(question: str) -> str:
+    """Questions that differ only in case, spacing and closing punctuation are one (as in `jarvis report`)."""
+    return re.sub(r"\s+", " ", question.casefold()).strip().rstrip("?!. ")
+
+
+def likely_wrong(record: dict, below: float) -> bool:
+    """A stated answer (not abstained, found) whose confidence is below ``below``."""
+    confidence = record.get("confidence")
+    return (outcome(record) == "answered" and isinstance(confidence, (int, float))
+            and not isinstance(confidence, bool) and confidence < below)
+
+
+def flag_precision(records: list[dict], below: float) -> dict:
+    """How often the flag is right on an eval run's per-question records (``confidence``, ``abstained``,
+    ``answer``, ``right_if_stated``): the share of flagged stated answers that are wrong, against the share of
+    all stated answers that are wrong, and the share of wrong ones flagged."""
+    stated = [r for r in records if r.get("answer") and not r.get("abstained") and "right_if_stated" in r]
+    flagged = [r for r in stated if isinstance(r.get("confidence"), (int, float)) and r["confidence"] < below]
+    wrong = [r for r in stated if not r["right_if_stated"]]
+    flagged_wrong = [r for r in flagged if not r["right_if_stated"]]
+    return {"stated": len(stated), "flagged": len(flagged), "wrong": len(wrong),
+            "precision": round(len(flagged_wrong) / len(flagged), 3) if flagged else None,
+            "base_rate": round(len(wrong) / len(stated), 3) if stated else None,
+            "recall": round(len(flagged_wrong) / len(wrong), 3) if wrong else None}
+
+
+@dataclass
+class Row:
+    """One logged question, with what players said about its answer."""
+
+    id: str
+    time: str
+    at: datetime
+    origin: str
+    player: str | None          # as the log keeps it: a salted hash, or the name with [log] player_names
+    question: str
+    answer: str
+    reply: str
+    page: str
+    site: str
+    confidence: float | None
+    outcome: str                # answered | unsure | unknown
+    latency: float | None
+    wrong: int = 0
+    thanks: int = 0
+    likely_wrong: bool = False
+
+    @property
+    def needs_admin(self) -> bool:
+        return self.outcome != "answered" or self.wrong > 0 or self.likely_wrong
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "time": self.time, "origin": self.origin, "player": self.player,
+                "question": self.question, "answer": self.answer, "reply": self.reply, "page": self.page,
+                "site": self.site, "confidence": self.confidence, "outcome": self.outcome,
+                "latency_s": self.latency, "feedback": {"wrong": self.wrong, "thanks": self.thanks},
+                "likely_wrong": self.likely_wrong, "needs_admin": self.needs_admin}
+
+
+@dataclass
+class Group:
+    """The rows of one question (normalized), newest first."""
+
+    key: str
+    rows: list[Row]
+
+    @property
+    def question(self) -> str:
+        return Counter(r.question for r in self.rows).most_common(1)[0][0]
+
+    @property
+    def latest(self) -> Row:
+        return self.rows[0]
+
+    @property
+    def wrong(self) -> int:
+        return sum(r.wrong for r in self.rows)
+
+    def to_json(self) -> dict:
+        return {"question": self.question, "count": len(self.rows), "wrong": self.wrong,
+                "latest": self.latest.to_json()}
+
+
+def load_rows(path, backups: int, likely_below: float) -> tuple[list[Row], int]:
+    """Every question of the log (oldest first) and the number of corrupt lines; no log yet: no rows."""
+    try:
+        contents = read_log(path, backups)
+    except ReportError:
+        return [], 0
+    marks: dict[str, Counter] = defaultdict(Counter)
+    for feedback in contents.feedback:
+        marks[feedback["id"]][feedback["feedback"]] += 1
+    rows = []
+    for record in contents.questions:
+        confidence = record.get("confidence")
+        rows.append(Row(
+            id=record["id"], time=record["time"], at=record["_at"], origin=str(record.get("origin") or ""),
+            player=record.get("player"), question=record["question"], answer=str(record.get("answer") or ""),
+            reply=str(record.get("reply") or ""), page=str(record.get("page") or ""),
+            site=str(record.get("site") or ""),
+            confidence=float(confidence) if isinstance(confidence, (int, float)) and not isinstance(confidence, bool)
+            else None,
+            outcome=outcome(record), latency=record.get("latency_s"), wrong=marks[record["id"]]["wrong"],
+            thanks=marks[record["id"]]["thanks"], likely_wrong=likely_wrong(record, likely_below)))
+    return rows, contents.corrupt
+
+
+def select(rows: list[Row], view: str = "all", text: str = "", since: datetime | None = None, *,
+           player: str = "", origin: str = "", page: str = "") -> list[Row]:
+    """The rows of a view, holding ``text`` (in the question, answer, reply or page), newest first; ``player``,
+    ``origin`` and ``page``: only those (exact, as the log keeps them; the page's case does not matter)."""
+    if view not in VIEWS:
+        raise ValueError(f"view must be one of {', '.join(VIEWS)}")
+    wanted = text.casefold().strip()
+    keep = {
+        "all": lambda r: True,
+        "needs": lambda r: r.needs_admin,
+        "unanswered": lambda r: r.outcome != "answered",
+        "wrong": lambda r: r.wrong > 0,
+        "likely": lambda r: r.likely_wrong,
+        "answered": lambda r: r.outcome == "answered",
+    }[view]
+    chosen = [r for r in rows if keep(r) and (since is None or r.at >= since)
+              and (not wanted or any(wanted in part.casefold() for part in (r.question, r.answer, r.reply, r.page)))
+              and (not player or r.player == player) and (not origin or r.origin == origin)
+              and (not page or r.page.casefold() == page.casefold())]
+    return sorted(chosen, key=lambda r: r.at)[::-1]      # newest first; of two in one millisecond, the later logged
+
+
+def grouped(rows: list[Row]) -> list[Group]:
+    """Rows (newest first) grouped by question, most asked first, then most recent."""
+    groups: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        groups[normalized(row.question)].append(row)
+    return sorted((Group(key, members) for key, members in groups.items()),
+                  key=lambda g: (-len(g.rows), -g.latest.at.timestamp()))
+
+
+def counts(rows: list[Row]) -> dict:
+    outcomes = Counter(r.outcome for r in rows)
+    return {"questions": len(rows), "answered": outcomes["answered"], "unsure": outcomes["unsure"],
+            "unknown": outcomes["unknown"], "marked_wrong": sum(r.wrong > 0 for r in rows),
+            "likely_wrong": sum(r.likely_wrong for r in rows), "needs_admin": sum(r.needs_admin for r in rows)}
+
+
+def buckets(rows: list[Row], now: datetime | None = None) -> tuple[str, list[dict]]:
+    """The answer rate over time: per hour when the questions span two days or less, else per day."""
+    if not rows:
+        return "day", []
+    now = now or datetime.now(timezone.utc)
+    first = min(r.at for r in rows)
+    hourly = now - first <= timedelta(days=2)
+    step = timedelta(hours=1) if hourly else timedelta(days=1)
+
+    def start(at: datetime) -> datetime:
+        return at.replace(minute=0, second=0, microsecond=0) if hourly else at.replace(hour=0, minute=0, second=0,
+                                                                                        microsecond=0)
+    per: dict[datetime, list[Row]] = defaultdict(list)
+    for row in rows:
+        per[start(row.at.astimezone(timezone.utc))].append(row)
+    out = []
+    moment, last = start(first.astimezone(timezone.utc)), start(max(r.at for r in rows).astimezone(timezone.utc))
+    while moment <= last:
+        members = per.get(moment, [])
+        answered = sum(r.outcome == "answered" for r in members)
+        out.append({"start": moment.isoformat(timespec="minutes"),
+                    "label": moment.strftime("%H:00") if hourly else moment.strftime("%m-%d"),
+                    "questions": len(members), "answered": answered,
+                    "answer_rate": round(answered / len(members), 4) if members else None})
+        moment += step
+    return ("hour" if hourly else "day"), out[-48:] if hourly else out[-60:]
+
+
+def latencies(rows: list[Row]) -> list[float]:
+    return sorted(float(r.latency) for r in rows if isinstance(r.latency, (int, float)))
