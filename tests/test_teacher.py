@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import io
 import os
 import subprocess
@@ -131,3 +132,113 @@ def test_the_real_base_loads_as_mpnet_for_question_answering(tmp_path):
     assert type(model).__name__ == "MPNetForQuestionAnswering"
     assert model.config.num_hidden_layers == 12 and model.config.hidden_size == 768
     assert tokenizer.is_fast and tokenizer("what do cows drop")["input_ids"][0] == tokenizer.cls_token_id
+
+
+# --------------------------------------------------------------------------- distillation
+
+COW_CONTEXTS = ["Cow > Drops: When killed, a cow drops leather and raw beef.",
+                "Cow: A cow is a passive mob found in grassy biomes.",
+                "Pig: A pig drops raw porkchops."]
+
+
+def _examples():
+    from jarvis.training.examples import ANSWER, SAME_PAGE, TEACHER_ONLY, QAExample
+
+    start = COW_CONTEXTS[0].index("leather")
+    return [QAExample("what do cows drop", COW_CONTEXTS[0], "leather", start, "Cow", ANSWER, golds=("leather",)),
+            QAExample("what do cows drop", COW_CONTEXTS[1], "", -1, "Cow", SAME_PAGE),
+            QAExample("where are cows found", COW_CONTEXTS[2], "", -1, "Pig", TEACHER_ONLY)]
+
+
+def test_the_teacher_s_distributions_are_carried_onto_the_student_s_tokens_by_characters():
+    from jarvis.training.distill import map_to_student
+
+    # "Cows drop raw beef": the teacher reads Cows|drop|raw|be|ef, the student cow|s|drop|raw|beef.
+    teacher = [(0, 4), (5, 9), (10, 13), (14, 16), (16, 18)]
+    student = [(0, 3), (3, 4), (5, 9), (10, 13), (14, 18)]
+    start, end = map_to_student([0.1, 0.2, 0.1, 0.3, 0.2, 0.1], [0.05, 0.25, 0.1, 0.2, 0.1, 0.3], teacher, student)
+    # Starts go where the teacher token's first character is; ends where its last one is; [CLS] to [CLS].
+    assert start == pytest.approx([0.1, 0.2, 0.0, 0.1, 0.3, 0.3])
+    assert end == pytest.approx([0.05, 0.0, 0.25, 0.1, 0.2, 0.4])
+    # A teacher token the student splits differently the other way (student "raw beef" as one token).
+    start, end = map_to_student([0.0, 0.5, 0.5], [0.0, 0.5, 0.5], [(0, 3), (4, 8)], [(0, 8)])
+    assert start == pytest.approx([0.0, 1.0]) and end == pytest.approx([0.0, 1.0])
+
+
+def test_a_student_equal_to_its_teacher_has_zero_distillation_loss(tiny_qa_model, tmp_path):
+    from qa_models import MINECRAFT_TEXT, build_qa_model
+
+    from jarvis.training.distill import (DistillSettings, attach, distill_loss, read_labels, teacher_labels,
+                                         write_labels)
+    from jarvis.training.features import make_features
+    from jarvis.training.models import load_model
+
+    tokenizer, model = load_model(str(tiny_qa_model))
+    settings = DistillSettings(temperature=2.0, top_k=1000)
+    examples = _examples()
+    labels = teacher_labels(model, tokenizer, tokenizer, examples, 96, 32, settings)
+    write_labels(tmp_path / "labels.npz", labels)
+    stored = read_labels(tmp_path / "labels.npz")                   # float16 on disk
+    features = make_features(tokenizer, examples, 96, 32)
+    assert len(features) == len(examples) == len(stored.targets) and [f.gold for f in features] == [True, True, False]
+    assert distill_loss(model, attach(features, labels), settings, tokenizer.pad_token_id) == pytest.approx(0, abs=1e-5)
+    assert distill_loss(model, attach(features, stored), settings, tokenizer.pad_token_id) == pytest.approx(0, abs=1e-3)
+    # Another model (other random weights) is far from it: the loss measures the difference.
+    _, other = load_model(str(build_qa_model(tmp_path / "other", MINECRAFT_TEXT, tokenizer_vocab=600, seed=1)))
+    assert distill_loss(other, attach(features, stored), settings, tokenizer.pad_token_id) > 0.01
+
+
+def test_labels_of_other_windows_are_one_line(tiny_qa_model, tmp_path):
+    from jarvis.training.distill import DistillSettings, attach, teacher_labels
+    from jarvis.training.features import make_features
+    from jarvis.training.models import load_model
+
+    tokenizer, model = load_model(str(tiny_qa_model))
+    labels = teacher_labels(model, tokenizer, tokenizer, _examples(), 96, 32, DistillSettings())
+    with pytest.raises(TrainingError) as error:
+        attach(make_features(tokenizer, _examples(), 24, 8), labels)     # other (shorter) windows
+    assert "have no teacher label" in str(error.value) and "\n" not in str(error.value)
+
+
+def test_train_reader_distils_a_tiny_student_from_a_tiny_teacher_and_ask_uses_it(tmp_path, tiny_qa_model,
+                                                                                 bundled_corpus):
+    """The teacher (RoBERTa, byte-level BPE) and the student (DistilBERT, WordPiece) tokenize differently.
+    Examples with teacher-only pairs, then the teacher's labels written once, then the student trained from
+    them (the CPU route), and from the teacher directly."""
+    from qa_models import MINECRAFT_TEXT, build_distilbert_qa_model
+
+    from jarvis.training import read_examples
+    from jarvis.training.examples import TEACHER_ONLY
+
+    student = build_distilbert_qa_model(tmp_path / "student-base", MINECRAFT_TEXT, tokenizer_vocab=600)
+    questions = tmp_path / "q.txt"
+    questions.write_text("what do cows drop|Cow|Leather\nwhere do blazes spawn|Blaze|Nether fortresses\n",
+                         encoding="utf-8")
+    examples, labels, home = tmp_path / "ex.jsonl.gz", tmp_path / "labels.npz", tmp_path / "home"
+    wrote = run_jarvis("train-reader", "--questions", str(questions), "--corpus", str(bundled_corpus),
+                       "--teacher-same-page", "2", "--teacher-other-page", "1", "--write-examples", str(examples),
+                       "-q", home=home)
+    assert wrote.returncode == 0, wrote.stderr
+    assert sum(e.origin == TEACHER_ONLY for e in read_examples(examples)) >= 4
+    window = ["--max-seq-len", "96", "--doc-stride", "32"]
+    labelled = run_jarvis("train-reader", "--examples", str(examples), "--teacher", str(tiny_qa_model),
+                          "--base", str(student), "--write-teacher-labels", str(labels), *window, "-q", home=home)
+    assert labelled.returncode == 0, labelled.stderr
+    assert labels.is_file() and "teacher labels of" in labelled.stdout
+    out = tmp_path / "student"
+    trained = run_jarvis("train-reader", "--examples", str(examples), "--teacher-labels", str(labels),
+                         "--base", str(student), "--out", str(out), "--epochs", "1", "--batch-size", "4", *window,
+                         "-q", home=home)
+    assert trained.returncode == 0, trained.stderr
+    card = json.loads((out / "jarvis-reader.json").read_text())
+    assert card["distilled_from"]["temperature"] == 2.0 and card["distilled_from"]["weight"] == 0.5
+    assert card["distilled_from"]["teacher_only_examples"] >= 4
+    asked = run_jarvis("ask", "what do cows drop?", "--model", str(out), "--json", "--no-log", home=home)
+    assert asked.returncode == 0, asked.stderr
+    assert json.loads(asked.stdout)["reader"] == "student+int8"
+    # Straight from the teacher.
+    direct = run_jarvis("train-reader", "--examples", str(examples), "--teacher", str(tiny_qa_model),
+                        "--base", str(student), "--out", str(tmp_path / "direct"), "--epochs", "1",
+                        "--batch-size", "4", "--distill-weight", "0.7", *window, "-q", home=home)
+    assert direct.returncode == 0, direct.stderr
+    assert json.loads((tmp_path / "direct" / "jarvis-reader.json").read_text())["distilled_from"]["weight"] == 0.7
