@@ -205,6 +205,21 @@ def _split(path: Path, out: Path, piece: int) -> list[str]:
     return names
 
 
+def truncated_base(base: Path, layers: int, target: Path) -> Path:
+    """The base with ``layers`` of its layers, evenly spaced (the first and the last kept)."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    model = AutoModel.from_pretrained(str(base))
+    total = model.config.num_hidden_layers
+    keep = sorted({round(i * (total - 1) / max(1, layers - 1)) for i in range(layers)})
+    model.encoder.layer = torch.nn.ModuleList([model.encoder.layer[i] for i in keep])
+    model.config.num_hidden_layers = len(keep)
+    model.save_pretrained(str(target))
+    AutoTokenizer.from_pretrained(str(base)).save_pretrained(str(target))
+    return target
+
+
 def run(args: argparse.Namespace) -> dict:
     """Teacher, labels, distilled student and plain student, within the budgets (see the module doc)."""
     began = time.perf_counter()
@@ -255,6 +270,17 @@ def run(args: argparse.Namespace) -> dict:
         train("plain", args.student, args.student_epochs, args.student_lr, args.student_seconds, onnx=False)
     else:
         summary["plain"] = "skipped (time)"
+    if args.mpnet_layers:
+        # A larger student: every other layer of the teacher base, distilled from its labels of its own windows.
+        small = truncated_base(base, args.mpnet_layers, work / f"mpnet{args.mpnet_layers}-base")
+        small_labels = work / f"labels-mpnet{args.mpnet_layers}.npz"
+        label_examples(examples, TrainOptions(out=work / "labels", base=str(small), teacher=str(work / "teacher"),
+                                              distill=DistillSettings(args.temperature, args.weight), **window),
+                       small_labels, progress=False)
+        result = train(f"mpnet{args.mpnet_layers}", str(small), args.student_epochs, args.student_lr,
+                       args.student_seconds, onnx=True, teacher_labels=small_labels,
+                       distill=DistillSettings(args.temperature, args.weight))
+        summary[f"mpnet{args.mpnet_layers}"]["int8_mb"] = round(result.onnx.stat().st_size / 1e6, 1)
     # The distilled student, without its torch weights, in pieces small enough to come back.
     bundle = work / "student.tar"
     with tarfile.open(bundle, "w") as tar:
@@ -303,6 +329,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--weight", type=float, default=0.5)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-plain", action="store_true", help="skip the student trained without the teacher")
+    p.add_argument("--mpnet-layers", type=int, default=0,
+                   help="also distil a student of this many of the base's layers (its dev F1 and int8 size in the "
+                        "summary; default: none)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     if args.command == "run":

@@ -201,7 +201,7 @@ def test_labels_of_other_windows_are_one_line(tiny_qa_model, tmp_path):
 
 
 def test_train_reader_distils_a_tiny_student_from_a_tiny_teacher_and_ask_uses_it(tmp_path, tiny_qa_model,
-                                                                                 bundled_corpus):
+                                                                                 bundled_corpus, bundled_index):
     """The teacher (RoBERTa, byte-level BPE) and the student (DistilBERT, WordPiece) tokenize differently.
     Examples with teacher-only pairs, then the teacher's labels written once, then the student trained from
     them (the CPU route), and from the teacher directly."""
@@ -216,7 +216,8 @@ def test_train_reader_distils_a_tiny_student_from_a_tiny_teacher_and_ask_uses_it
                          encoding="utf-8")
     examples, labels, home = tmp_path / "ex.jsonl.gz", tmp_path / "labels.npz", tmp_path / "home"
     wrote = run_jarvis("train-reader", "--questions", str(questions), "--corpus", str(bundled_corpus),
-                       "--teacher-same-page", "2", "--teacher-other-page", "1", "--write-examples", str(examples),
+                       "--index", str(bundled_index), "--teacher-same-page", "2", "--teacher-other-page", "1",
+                       "--write-examples", str(examples),
                        "-q", home=home)
     assert wrote.returncode == 0, wrote.stderr
     assert sum(e.origin == TEACHER_ONLY for e in read_examples(examples)) >= 4
@@ -233,7 +234,8 @@ def test_train_reader_distils_a_tiny_student_from_a_tiny_teacher_and_ask_uses_it
     card = json.loads((out / "jarvis-reader.json").read_text())
     assert card["distilled_from"]["temperature"] == 2.0 and card["distilled_from"]["weight"] == 0.5
     assert card["distilled_from"]["teacher_only_examples"] >= 4
-    asked = run_jarvis("ask", "what do cows drop?", "--model", str(out), "--json", "--no-log", home=home)
+    asked = run_jarvis("ask", "what do cows drop?", "--model", str(out), "--index", str(bundled_index), "--json",
+                       "--no-log", home=home)
     assert asked.returncode == 0, asked.stderr
     assert json.loads(asked.stdout)["reader"] == "student+int8"
     # Straight from the teacher.

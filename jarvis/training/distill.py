@@ -63,7 +63,9 @@ class TeacherLabels:
 
 def window_key(input_ids: Sequence[int]) -> int:
     """A window's identity: a 63-bit hash of its token ids (the same question and context read the same way)."""
-    data = b"".join(int(i).to_bytes(4, "little", signed=False) for i in input_ids)
+    import numpy as np
+
+    data = np.asarray(input_ids, dtype="<u4").tobytes()
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little") >> 1
 
 

@@ -115,6 +115,33 @@ def loss_terms(model, inputs: dict, temperature: float):
     return gold, kd
 
 
+def _replan(plan: dict, clock: dict, step: int, planned: int, settings: TrainSettings) -> bool:
+    """With a time budget: the steps planned again once a few have been timed (and again later, a GPU's first
+    steps being slow), so that the learning rate still decays to zero within the budget; past it, the end."""
+    now = time.perf_counter()
+    elapsed = now - clock["began"]
+    if elapsed >= settings.time_budget:
+        plan["total"] = step
+        return True
+    first = not clock["timed_at"]
+    if not (first and (step >= clock["probe"] or elapsed >= settings.time_budget / 10)) and \
+            not (not first and step == 5 * clock["timed_at"]):
+        return False
+    if first:
+        per_step = elapsed / step
+        clock["timed_at"], clock["timed"] = step, now
+    else:
+        per_step = (now - clock["timed"]) / (step - clock["timed_at"])
+    fits = step + int((settings.time_budget - elapsed) / per_step)
+    if fits >= planned and plan["total"] >= planned:
+        return False
+    plan["total"] = max(step + 1, min(planned, fits))
+    plan["warmup"] = min(int(planned * settings.warmup), plan["total"] // 10)
+    log.info("time budget %.0f s: %d of %d steps (%.3f s a step)", settings.time_budget, plan["total"], planned,
+             per_step)
+    return True
+
+
 def train(model, features: Sequence[Feature], pad_id: int, settings: TrainSettings, progress: bool = True) -> TrainStats:
     """Fine-tune ``model`` (a transformers QA model) in place on ``features``."""
     import torch
@@ -146,10 +173,8 @@ def train(model, features: Sequence[Feature], pad_id: int, settings: TrainSettin
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, rate)
     bf16 = device.type == "cuda" and settings.bf16 and torch.cuda.is_bf16_supported()
     weight, temperature = settings.distill_weight, settings.distill_temperature
-    # With a time budget the steps are planned again once a few have been timed, so that the learning rate
-    # still decays to zero within the budget.
-    probe = min(20, max(2, planned // 20)) if settings.time_budget else 0
     began = time.perf_counter()
+    clock = {"began": began, "probe": min(20, max(2, planned // 20)), "timed_at": 0, "timed": began}
     step, smoothed, windows = 0, None, 0
     with tqdm(total=planned, desc="training", unit="step", disable=not progress, dynamic_ncols=True) as bar:
         while step < plan["total"]:
@@ -175,15 +200,8 @@ def train(model, features: Sequence[Feature], pad_id: int, settings: TrainSettin
                 smoothed = value if smoothed is None else 0.98 * smoothed + 0.02 * value
                 bar.update(1)
                 bar.set_postfix(loss=f"{smoothed:.3f}", epoch=f"{step / per_epoch:.2f}")
-                if probe and step == probe:
-                    per_step = (time.perf_counter() - began) / step
-                    fits = step + int((settings.time_budget - (time.perf_counter() - began)) / per_step)
-                    if fits < plan["total"]:
-                        plan["total"] = max(step + 1, fits)
-                        plan["warmup"] = min(plan["warmup"], plan["total"] // 10)
-                        log.info("time budget %.0f s: %d of %d steps (%.2f s a step)", settings.time_budget,
-                                 plan["total"], planned, per_step)
-                        bar.total = plan["total"]
+                if settings.time_budget and _replan(plan, clock, step, planned, settings):
+                    bar.total = plan["total"]
                 if not progress and step % 100 == 0:
                     log.info("step %d/%d, loss %.3f, %.0f s", step, plan["total"], smoothed, time.perf_counter() - began)
     model.eval()
