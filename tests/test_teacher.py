@@ -244,3 +244,29 @@ def test_train_reader_distils_a_tiny_student_from_a_tiny_teacher_and_ask_uses_it
                         "--batch-size", "4", "--distill-weight", "0.7", *window, "-q", home=home)
     assert direct.returncode == 0, direct.stderr
     assert json.loads((tmp_path / "direct" / "jarvis-reader.json").read_text())["distilled_from"]["weight"] == 0.7
+
+
+def test_real_tokenizers_that_cut_differently_agree_on_where_the_answer_starts_and_ends(tiny_qa_model):
+    """A byte-level BPE teacher and the shipped reader's WordPiece (uncased) student: the teacher's whole mass
+    on the answer's first and last tokens lands on the student's tokens at the same characters."""
+    from transformers import AutoTokenizer
+
+    from jarvis.config import SHIPPED_READER
+    from jarvis.training.distill import map_to_student
+
+    context = "Cow > Drops: When killed, an adult cow drops 0-2 Leather and 1-3 Raw beef (cooked: steak)."
+    answer_start, answer_end = context.index("0-2"), context.index("beef") + len("beef")
+    chars = {}
+    for name, source in (("teacher", str(tiny_qa_model)), ("student", str(SHIPPED_READER))):
+        offsets = AutoTokenizer.from_pretrained(source)(context, add_special_tokens=False,
+                                                        return_offsets_mapping=True)["offset_mapping"]
+        chars[name] = [tuple(span) for span in offsets]
+    assert chars["teacher"] != chars["student"]                      # they do cut differently
+    teacher_start = next(i for i, (s, _) in enumerate(chars["teacher"]) if s == answer_start)
+    teacher_end = next(i for i, (_, e) in enumerate(chars["teacher"]) if e == answer_end)
+    one_hot = [[0.0] * (len(chars["teacher"]) + 1) for _ in range(2)]
+    one_hot[0][teacher_start + 1] = one_hot[1][teacher_end + 1] = 1.0
+    start, end = map_to_student(one_hot[0], one_hot[1], chars["teacher"], chars["student"])
+    at_start, at_end = start.index(max(start)) - 1, end.index(max(end)) - 1
+    assert max(start) == pytest.approx(1.0) and max(end) == pytest.approx(1.0)
+    assert chars["student"][at_start][0] == answer_start and chars["student"][at_end][1] == answer_end
