@@ -254,7 +254,13 @@ def run(args: argparse.Namespace) -> dict:
                          "dev_f1": round(result.dev.f1, 4) if result.dev else None,
                          "dev_exact": round(result.dev.exact, 4) if result.dev else None}
         log.info("%s: %s", name, result.summary())
+        save()
         return result
+
+    def save() -> None:
+        # After every stage: a run stopped at its limit still brings back what it measured.
+        summary["seconds"] = round(time.perf_counter() - began, 1)
+        (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
 
     train("teacher", str(base), args.teacher_epochs, args.teacher_lr, args.teacher_seconds, onnx=False)
     labels_path = out / "labels.npz"
@@ -264,14 +270,23 @@ def run(args: argparse.Namespace) -> dict:
     labels = label_examples(examples, label_options, labels_path, progress=False)
     summary["labels"] = {"windows": len(labels.targets), "seconds": round(time.perf_counter() - t0, 1),
                          "bytes": labels_path.stat().st_size}
+    save()
     student = train("student", args.student, args.student_epochs, args.student_lr, args.student_seconds, onnx=True,
                     teacher_labels=labels_path, distill=DistillSettings(args.temperature, args.weight))
+    # The distilled student, without its torch weights, in pieces small enough to come back.
+    bundle = work / "student.tar"
+    with tarfile.open(bundle, "w") as tar:
+        for path in sorted(student.out.iterdir()):
+            if path.is_file() and path.suffix not in (".safetensors", ".bin"):
+                tar.add(path, arcname=f"student/{path.name}")
+    summary["student_files"] = _split(bundle, out, 15 * MiB)
+    save()
     if not args.no_plain and args.deadline - (time.perf_counter() - began) > args.student_seconds + 30:
         train("plain", args.student, args.student_epochs, args.student_lr, args.student_seconds, onnx=False)
     else:
         summary["plain"] = "skipped (time)"
     if args.mpnet_layers:
-        # A larger student: every other layer of the teacher base, distilled from its labels of its own windows.
+        # A larger student: N of the base's layers, evenly spaced, distilled from its labels of its own windows.
         small = truncated_base(base, args.mpnet_layers, work / f"mpnet{args.mpnet_layers}-base")
         small_labels = work / f"labels-mpnet{args.mpnet_layers}.npz"
         label_examples(examples, TrainOptions(out=work / "labels", base=str(small), teacher=str(work / "teacher"),
@@ -281,15 +296,7 @@ def run(args: argparse.Namespace) -> dict:
                        args.student_seconds, onnx=True, teacher_labels=small_labels,
                        distill=DistillSettings(args.temperature, args.weight))
         summary[f"mpnet{args.mpnet_layers}"]["int8_mb"] = round(result.onnx.stat().st_size / 1e6, 1)
-    # The distilled student, without its torch weights, in pieces small enough to come back.
-    bundle = work / "student.tar"
-    with tarfile.open(bundle, "w") as tar:
-        for path in sorted(student.out.iterdir()):
-            if path.is_file() and path.suffix not in (".safetensors", ".bin"):
-                tar.add(path, arcname=f"student/{path.name}")
-    summary["student_files"] = _split(bundle, out, 15 * MiB)
-    summary["seconds"] = round(time.perf_counter() - began, 1)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    save()
     return summary
 
 
