@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from eval.questions import parse_questions  # noqa: E402
+from jarvis.eval.questions import parse_questions  # noqa: E402
 from jarvis.demo import DemoError, LocalMinecraft, node_executable, run_bot, start_jarvis  # noqa: E402
 
 QUESTIONS_FILE = ROOT / "eval" / "questions.txt"

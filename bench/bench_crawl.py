@@ -30,7 +30,7 @@ import requests  # noqa: E402
 
 from local_wiki import start_local_wiki  # noqa: E402
 
-from crawler import CrawlSettings, crawl  # noqa: E402
+from jarvis.crawler import CrawlSettings, crawl  # noqa: E402
 
 
 def start_server() -> tuple[subprocess.Popen, str]:
@@ -50,7 +50,7 @@ def round_trip_ms(base_url: str, n: int = 20) -> float:
 
 def request_figures(workers: int, edits: int) -> None:
     """Requests per stored page by links and through the API; requests of --update."""
-    from wikis.samplewiki import start_sample_wiki
+    from jarvis_lab.samplewiki import start_sample_wiki
 
     server, base_url = start_sample_wiki(port=0)
     start = f"{base_url}/w/Main_Page"

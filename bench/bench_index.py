@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from crawler.corpus import Page, write_corpus  # noqa: E402
-from index import PROFILES, Searcher, build_index  # noqa: E402
+from jarvis.crawler.corpus import Page, write_corpus  # noqa: E402
+from jarvis.index import PROFILES, Searcher, build_index  # noqa: E402
 
 BUNDLED_CORPUS = ROOT / "jarvis" / "samplewiki" / "corpus.jsonl"
 
@@ -137,7 +137,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="jarvis-bench-") as tmp:
         workdir = Path(tmp)
         if BUNDLED_CORPUS.is_file():
-            from crawler.corpus import read_corpus
+            from jarvis.crawler.corpus import read_corpus
 
             bench_corpus("bundled", BUNDLED_CORPUS, read_corpus(BUNDLED_CORPUS), workdir, args.procs, args.queries)
         else:

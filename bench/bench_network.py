@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from eval.questions import parse_questions  # noqa: E402
+from jarvis.eval.questions import parse_questions  # noqa: E402
 from redis_server import RedisServer  # noqa: E402
 
 # Questions about the bundled sample wiki (the workers' index): 181 distinct ones.
@@ -223,7 +223,7 @@ def main() -> int:
     from jarvis.assembly import assemble
     from jarvis.config import Config, ReaderSettings, RedisSettings
     from jarvis.network import PoolClient, RedisLink
-    from index import ensure_index
+    from jarvis.index import ensure_index
 
     questions = load_questions(args.questions)
     workers: list[subprocess.Popen] = []

@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from eval.questions import parse_questions  # noqa: E402
+from jarvis.eval.questions import parse_questions  # noqa: E402
 from raspberryjuice_double import Player, RaspberryJuiceDouble  # noqa: E402
 from redis_server import RedisServer  # noqa: E402
 
@@ -137,7 +137,7 @@ def main() -> int:
     # The answer cache off: the players ask eval/questions.txt's 51 questions again and again, and every one is read.
     settings.write_text("[reader]\ncache_size = 0\n\n[redis]\nclaim_after = 10.0\nbusy_after = 5.0\nmax_age = 120.0\n")
     env = {**os.environ, "JARVIS_HOME": str(home), "OMP_NUM_THREADS": "1"}
-    from index import ensure_index
+    from jarvis.index import ensure_index
     from jarvis.config import Config
 
     config = Config(home=home)

@@ -91,7 +91,7 @@ WARM_UP = "how do i warm up the reader?"
 
 def prepare(work: Path, corpus: Path, models: set[str], progress: bool = True) -> tuple[dict[str, Path], Path]:
     """The random models (tokenizers trained on the corpus) and the corpus's index, built once under ``work``."""
-    from index import build_index
+    from jarvis.index import build_index
 
     texts = corpus_texts(corpus)
     built = {}
@@ -144,8 +144,8 @@ def resolve_corpus(choice: str, work: Path) -> tuple[Path, str]:
 def question_inputs(corpus: Path, index_dir: Path, questions_path: Path, target: Path) -> Path:
     """For each question, the pages it reads (title, search score), and those pages with their sections,
     in one JSON file: the children read it instead of the corpus and index (their RSS is the reader's)."""
-    from eval.questions import load_questions
-    from index import Searcher
+    from jarvis.eval.questions import load_questions
+    from jarvis.index import Searcher
 
     pages = realbed.load_sections(corpus)
     items, needed = [], {}

@@ -56,7 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from eval.questions import parse_questions  # noqa: E402
+from jarvis.eval.questions import parse_questions  # noqa: E402
 from raspberryjuice_double import Player, RaspberryJuiceDouble  # noqa: E402
 
 QUESTIONS_FILE = ROOT / "eval" / "questions.txt"

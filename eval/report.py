@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from eval.players_view import PlayersView, calibration_error, risk_coverage, write_trust_chart
+from jarvis.eval.players_view import PlayersView, calibration_error, risk_coverage, write_trust_chart
 
 IR, QA, FULL = "ir", "qa", "full"
 EVALUATION_LABELS = {IR: "IR top-3", QA: "QA (page given)", FULL: "Full system"}

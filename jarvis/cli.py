@@ -14,8 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from crawler.errors import FULL_CRAWL, RETRY_OR_START_OVER, START_OVER
-from crawler.settings import POLITE_DELAY, TABLE_MODES
+from jarvis.crawler.errors import FULL_CRAWL, RETRY_OR_START_OVER, START_OVER
+from jarvis.crawler.settings import POLITE_DELAY, TABLE_MODES
 from jarvis.config import (DEFAULT_TOKEN_BUDGET, READER_BACKENDS, REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST,
                            SAMPLE_WIKI_PORT, SHIPPED_READER, Config)
 from jarvis.errors import JarvisError, first_line
@@ -40,6 +40,9 @@ CRAWL_REMEDIES = {
     RETRY_OR_START_OVER: "; try again later, or run without --resume to start over",
 }
 BUILD_COMMAND = "jarvis index --corpus FILE --index {path}"
+# A lab command (sample-wiki, realbed-wiki, eval --realbed) where the lab is not installed.
+LAB_MISSING = ("a lab command: it needs the lab (the test wikis), installed from a checkout of the repository "
+               "with `pip install -e lab` (`make setup` does)")
 # What to do about the questions Jarvis could not answer (jarvis report).
 UNANSWERED_REMEDY = "add a guide page (`jarvis index --docs`) or your players' words (`--glossary`)"
 
@@ -128,7 +131,7 @@ def _emit_json(value: object) -> None:
 
 def _index_dir(args: argparse.Namespace, config: Config) -> Path:
     """The index named by --index, or the default one (built from the bundled corpus on first use)."""
-    from index import ensure_index
+    from jarvis.index import ensure_index
 
     if args.index:
         return Path(args.index)
@@ -166,7 +169,7 @@ def _reader_settings(args: argparse.Namespace, config: Config):
 
 
 def cmd_crawl(args: argparse.Namespace, config: Config) -> int:
-    from crawler import crawl
+    from jarvis.crawler import crawl
 
     settings = replace(config.crawl, delay=args.delay, workers=args.workers, tables=args.tables)
     if args.user_agent:
@@ -181,7 +184,7 @@ def cmd_crawl(args: argparse.Namespace, config: Config) -> int:
                    progress=not args.quiet, update=args.update, site=args.site or "")
     print(report.summary(limit_name="--max-pages"))
     if args.index:
-        from index import build_index, sources_with
+        from jarvis.index import build_index, sources_with
 
         # An index of several sources (other wikis, the guide) is rebuilt from all of them.
         sources = sources_with(Path(args.index), Path(args.out))
@@ -194,8 +197,8 @@ def cmd_crawl(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_index(args: argparse.Namespace, config: Config) -> int:
-    from index import CorpusSource, GuideSource, SiteClashError, build_index
-    from index.glossary import Glossary
+    from jarvis.index import CorpusSource, GuideSource, SiteClashError, build_index
+    from jarvis.index.glossary import Glossary
 
     corpora = getattr(args, "corpora", None) or []
     if not corpora and not args.docs:
@@ -218,7 +221,7 @@ def cmd_index(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_search(args: argparse.Namespace, config: Config) -> int:
-    from index import Searcher
+    from jarvis.index import Searcher
 
     _set_up_models(config, answering=False)
     with Searcher(_index_dir(args, config)) as searcher:
@@ -486,13 +489,13 @@ def cmd_report(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, config: Config) -> int:
-    from eval import EvalOptions, run_eval
+    from jarvis.eval import EvalOptions, run_eval
 
     if args.realbed and args.corpus:
         raise JarvisError("--realbed and --corpus both name the corpus: give one")
     corpus, questions = (Path(args.corpus) if args.corpus else config.bundled_corpus), config.questions
     if args.realbed:
-        from eval.realbed import realbed_corpus
+        from jarvis.eval.realbed import realbed_corpus
 
         corpus = realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=not args.quiet)
         questions = config.realbed_questions
@@ -513,13 +516,13 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace, config: Config) -> int:
-    from eval.calibration import CalibrationOptions, run_calibration
+    from jarvis.eval.calibration import CalibrationOptions, run_calibration
 
     if args.realbed and args.corpus:
         raise JarvisError("--realbed and --corpus both name the corpus: give one")
     corpus = Path(args.corpus) if args.corpus else config.bundled_corpus
     if args.realbed:
-        from eval.realbed import realbed_corpus
+        from jarvis.eval.realbed import realbed_corpus
 
         corpus = realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=not args.quiet)
     config = replace(config, reader=_reader_settings(args, config))
@@ -581,11 +584,11 @@ def _reader_folder(name: str) -> str:
 
 def _training_examples(args: argparse.Namespace, config: Config, options) -> list:
     """The SQuAD 2.0 shaped examples of ``--questions``: contexts from the corpora, wrong pages from a search."""
-    from crawler.corpus import read_corpus
-    from crawler.guide import read_guide
-    from eval.questions import load_questions
-    from eval.runner import corpus_key
-    from index import Searcher, ensure_index
+    from jarvis.crawler.corpus import read_corpus
+    from jarvis.crawler.guide import read_guide
+    from jarvis.eval.questions import load_questions
+    from jarvis.eval.runner import corpus_key
+    from jarvis.index import Searcher, ensure_index
     from jarvis.pipeline import normalize_question
     from jarvis.readers.ranking import PassageRanker
     from jarvis.training import GoldQuestion, build_examples, search_all
@@ -593,7 +596,7 @@ def _training_examples(args: argparse.Namespace, config: Config, options) -> lis
     corpora = [Path(c) for c in args.corpus or []]
     excluded: set[str] = set()
     if args.realbed:
-        from eval.realbed import heldout_titles, realbed_corpus
+        from jarvis.eval.realbed import heldout_titles, realbed_corpus
 
         corpora.insert(0, realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=not args.quiet))
         excluded = {title.casefold() for title in heldout_titles(config.realbed_pages)}
@@ -623,14 +626,14 @@ def _training_examples(args: argparse.Namespace, config: Config, options) -> lis
 
 
 def cmd_sample_wiki(args: argparse.Namespace, config: Config) -> int:
-    from wikis.samplewiki import serve_sample_wiki
+    from jarvis_lab.samplewiki import serve_sample_wiki
 
     serve_sample_wiki(host=args.host, port=args.port)
     return 0
 
 
 def cmd_realbed_wiki(args: argparse.Namespace, config: Config) -> int:
-    from wikis.realbed import serve_realbed_wiki
+    from jarvis_lab.realbed import serve_realbed_wiki
 
     serve_realbed_wiki(pages=Path(args.pages), host=args.host, port=args.port)
     return 0
@@ -951,7 +954,7 @@ def _worded(exc: BaseException) -> str:
     worded = getattr(exc, "worded", None)
     if worded is None:
         return first_line(exc)
-    from index.errors import BUILD, BUILD_ELSEWHERE, REBUILD
+    from jarvis.index.errors import BUILD, BUILD_ELSEWHERE, REBUILD
     from jarvis.settings_file import secret_remedy
 
     remedies = {**CRAWL_REMEDIES, BUILD: f"; build one with `{BUILD_COMMAND}`",
@@ -980,6 +983,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         user_error = isinstance(exc, (JarvisError, OSError)) or getattr(exc, "user_error", False)
         message = _worded(exc)
+        if isinstance(exc, ModuleNotFoundError) and (exc.name or "").partition(".")[0] == "jarvis_lab":
+            user_error, message = True, LAB_MISSING
         if user_error:
             print(f"jarvis {args.command}: error: {message}", file=sys.stderr)
             return 1

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Protocol, Sequence
 
-from crawler.guide import GUIDE_PAGE_KIND, GUIDE_SITE
+from jarvis.crawler.guide import GUIDE_PAGE_KIND, GUIDE_SITE
 from jarvis.config import ReaderSettings
 from jarvis.confidence import ConfidenceModel, answer_signals, retrieval_signals
 from jarvis.errors import JarvisError

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from crawler.guide import GUIDE_SITE
+from jarvis.crawler.guide import GUIDE_SITE
 
 # Two chat lines of 200 characters, less "[Jarvis] " twice and "<16-character name>: ": a reply of this
 # many characters always fits, wrapped on word boundaries (the bridge checks and shortens further).

@@ -103,7 +103,7 @@ def test_config_honours_jarvis_home(tmp_path):
 
 
 def test_the_cli_offers_every_index_profile():
-    from index.profiles import PROFILES
+    from jarvis.index.profiles import PROFILES
     from jarvis.cli import INDEX_PROFILES
 
     assert sorted(INDEX_PROFILES) == sorted(PROFILES)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.corpus import Page, write_corpus
+from jarvis.crawler.corpus import Page, write_corpus
 from jarvis.assembly import assemble
 from jarvis.bridge import PREFIX, Bridge
 from jarvis.config import BridgeSettings, Config, ReaderSettings, RedisSettings
@@ -569,7 +569,7 @@ def test_nothing_on_the_stream_makes_a_worker_write_anywhere_but_a_reply_stream(
 
 
 def test_the_worker_picks_up_a_new_index_generation(redis_server, tmp_path, start_worker, start_pool):
-    from index import build_index
+    from jarvis.index import build_index
 
     def corpus(drop: str) -> Path:
         path = tmp_path / f"corpus-{drop.split()[0]}.jsonl"

@@ -44,7 +44,7 @@ def load_fallback_reader(variant: str = "auto", settings: FallbackSettings | Non
     ``encoder``: an already loaded index.dense.DenseEncoder to share (the searcher's), else one is loaded;
     ``glossary``: the index's players' words (index.glossary.Glossary), else the bundled ones.
     """
-    from index.dense import DenseEncoder, EncoderUnavailableError
+    from jarvis.index.dense import DenseEncoder, EncoderUnavailableError
 
     if variant not in FALLBACK_VARIANTS:
         raise FallbackError(f"unknown fallback reader {variant!r} (choose from {', '.join(FALLBACK_VARIANTS)})")

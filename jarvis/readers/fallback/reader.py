@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from crawler.table_rows import parse_row
-from crawler.tables import INGREDIENTS_HEADER
-from index.glossary import ACTION, NAME, PROSE, Glossary
+from jarvis.crawler.table_rows import parse_row
+from jarvis.crawler.tables import INGREDIENTS_HEADER
+from jarvis.index.glossary import ACTION, NAME, PROSE, Glossary
 from jarvis.config import FallbackSettings
 from jarvis.readers import questions
 from jarvis.readers.fallback.blocks import Block, Sentence, split_blocks
