@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from jarvis.crawler.errors import CrawlError
-from jarvis.crawler.report import CrawlReport
+from jarvis.crawler.crawl_report import CrawlReport
 from jarvis.crawler.run import run_crawl
 from jarvis.crawler.session import CrawlSession
 from jarvis.crawler.settings import TABLE_MODES, CrawlSettings

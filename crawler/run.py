@@ -16,7 +16,7 @@ from jarvis.crawler.extract import extract_article
 from jarvis.crawler.fetch import UNREACHABLE, Validators
 from jarvis.crawler.journal import CrawlState, Journal, load_state, save_state, state_path
 from jarvis.crawler.mwapi import find_api_url, find_site_name
-from jarvis.crawler.report import CrawlReport
+from jarvis.crawler.crawl_report import CrawlReport
 from jarvis.crawler.resume import replay
 from jarvis.crawler.session import CrawlSession
 from jarvis.crawler.urls import Scope

@@ -27,7 +27,7 @@ from jarvis.crawler.fetch import FetchResult, Fetcher, Validators
 from jarvis.crawler.filters import FOLLOW_LINKS_OF, followable_links, page_kind, skip_reason
 from jarvis.crawler.journal import Document, FetchRecord, Journal, journal_path
 from jarvis.crawler.mwapi import ApiError, Listing, PageFacts, WikiApi
-from jarvis.crawler.report import CrawlReport
+from jarvis.crawler.crawl_report import CrawlReport
 from jarvis.crawler.settings import CrawlSettings
 from jarvis.crawler.urls import Scope, article_url, is_loopback, normalize_url
 

@@ -18,7 +18,7 @@ from jarvis.crawler.dedupe import build_pages
 from jarvis.crawler.errors import FULL_CRAWL, CrawlError
 from jarvis.crawler.journal import CrawlState, Document, FetchRecord, load_state, save_state, state_path
 from jarvis.crawler.mwapi import ApiError, WikiApi, changed_titles
-from jarvis.crawler.report import CrawlReport
+from jarvis.crawler.crawl_report import CrawlReport
 from jarvis.crawler.run import check_reachable, run_crawl
 from jarvis.crawler.session import CrawlSession
 from jarvis.crawler.urls import Scope, article_url

@@ -22,7 +22,7 @@ from jarvis.crawler.corpus import Page, read_corpus
 from jarvis.eval.metrics import best_em, best_f1, is_right
 from jarvis.eval.players_view import UNKNOWN, verdict
 from jarvis.eval.questions import Question, QuestionFileError, load_questions
-from jarvis.eval.report import FULL, IR, QA, ConfigResult, EvalReport, QuestionResult
+from jarvis.eval.eval_report import FULL, IR, QA, ConfigResult, EvalReport, QuestionResult
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The worker pool (jarvis/network/): questions over a Redis stream, on a real redis-server.
 
 Each test starts its own redis-server on a free port of 127.0.0.1 in a folder of its own, with the
-append-only file on (tests/redis_server.py), and stops it. Workers are the real ``Worker`` on the real
+append-only file on (tests/redis_server.py), and stops it. Workers are the real ``PoolWorker`` on the real
 answering path (the offline lexical reader, for speed), in a thread, or ``jarvis worker`` processes where
 a worker must die; the bridge is the real ``Bridge`` on the RaspberryJuice double, or ``jarvis serve``.
 Every wait is a bounded loop; nothing asserts on how long anything took.
@@ -25,8 +25,8 @@ from jarvis.crawler.corpus import Page, write_corpus
 from jarvis.assembly import assemble
 from jarvis.bridge import PREFIX, Bridge
 from jarvis.config import BridgeSettings, Config, ReaderSettings, RedisSettings
-from jarvis.network import (BUSY_NOTICE, NetworkError, PoolClient, PoolTimeout, RedisLink, Worker, open_pool, redact)
-from jarvis.network.wire import ReplyMessage, questions_key, replies_key
+from jarvis.network import (BUSY_NOTICE, NetworkError, PoolClient, PoolTimeout, RedisLink, PoolWorker, open_pool, redact)
+from jarvis.network.messages import ReplyMessage, questions_key, replies_key
 from jarvis.pipeline import Answer
 from jarvis.settings_file import SettingsError, load_settings_file
 from raspberryjuice_double import Player, RaspberryJuiceDouble
@@ -73,10 +73,10 @@ def lexical_jarvis(bundled_index, tmp_path_factory):
 
 
 class RunningWorker:
-    """A Worker serving in a thread; stopped and joined by the fixture."""
+    """A PoolWorker serving in a thread; stopped and joined by the fixture."""
 
     def __init__(self, settings: RedisSettings, answer, name: str | None = None) -> None:
-        self.worker = Worker(RedisLink(settings), answer, reader_name="fallback:lexical", name=name)
+        self.worker = PoolWorker(RedisLink(settings), answer, reader_name="fallback:lexical", name=name)
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -337,7 +337,7 @@ def test_an_unreachable_redis_is_one_line_and_exit_1(tmp_path):
 
 def test_a_worker_killed_mid_question_its_questions_are_answered_by_another_each_posted_once(
         redis_server, bundled_index, tmp_path):
-    """Worker A is frozen while it holds a question (pending, unacknowledged), then killed with SIGKILL;
+    """PoolWorker A is frozen while it holds a question (pending, unacknowledged), then killed with SIGKILL;
     worker B, started after, claims what A held (XAUTOCLAIM) and answers the rest. Every player's
     question is answered in the chat exactly once; the players travel as salted hashes."""
     settings_file = tmp_path / "pool.toml"

@@ -35,12 +35,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jarvis.bridge.answering import Answerer, QueuedAnswerer, Worker
+from jarvis.bridge.answering import Answerer, QueuedAnswerer, AnswerThread
 from jarvis.bridge.connection import AUTO, ChatClient, api_endpoint, check_token
 from jarvis.bridge.dispatch import Dispatcher
 from jarvis.bridge.events import BridgeStats, PlayerNames, log_event
 from jarvis.bridge.feedback import Feedback
-from jarvis.bridge.layout import ReplyLayout
+from jarvis.bridge.reply_layout import ReplyLayout
 from jarvis.bridge.outbox import Outbox
 from jarvis.bridge.player import PlayerBot, bot_endpoint, check_bot
 from jarvis.bridge.reconnect import Link, back_notice
@@ -94,7 +94,7 @@ class Bridge:
         self.feedback = Feedback(question_log, self.layout, self.outbox, names)
         self.dispatcher = Dispatcher(settings, layout=self.layout, outbox=self.outbox, feedback=self.feedback,
                                      stats=self.stats, names=names)
-        self.worker = Worker(answerer, self.dispatcher.questions, layout=self.layout, outbox=self.outbox,
+        self.worker = AnswerThread(answerer, self.dispatcher.questions, layout=self.layout, outbox=self.outbox,
                              feedback=self.feedback, names=names, stopping=self._stopping)
         endpoint = bot_endpoint(bot) if bot is not None else api_endpoint(settings)
         self.link = Link(connect or self._open_transport, endpoint, stats=self.stats, stopping=self._stopping)

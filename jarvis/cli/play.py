@@ -224,8 +224,8 @@ def _serve_command(commands: Commands) -> None:
 
 def cmd_worker(args: argparse.Namespace, config: Config) -> int:
     from jarvis.assembly import assemble
-    from jarvis.bridge.wire import format_event
-    from jarvis.network import RedisLink, Worker
+    from jarvis.logs import format_event
+    from jarvis.network import RedisLink, PoolWorker
     from jarvis.signals import handle_signals
 
     config, index = command_settings(args, config, redis_required=True)
@@ -241,7 +241,7 @@ def cmd_worker(args: argparse.Namespace, config: Config) -> int:
 
     set_up_models(config)
     with assemble(config, index_dir(args, config)) as jarvis:
-        worker = Worker(link, jarvis.ask, reader_name=jarvis.reader.name, name=args.name,
+        worker = PoolWorker(link, jarvis.ask, reader_name=jarvis.reader.name, name=args.name,
                         max_questions=args.max_questions, reload=reload if args.config else None)
         with handle_signals(worker):   # before the first log line: a supervisor may signal once it reads it
             log.info(format_event("worker_started", worker=worker.name, redis=link.where, reader=jarvis.reader.name,
