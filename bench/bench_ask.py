@@ -18,20 +18,16 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from tabulate import tabulate  # noqa: E402
 
+from jarvis.percentiles import percentile  # noqa: E402
 from jarvis.eval.questions import load_questions  # noqa: E402
 from jarvis.index import build_index  # noqa: E402
 from jarvis.assembly import assemble
 from jarvis.config import Config  # noqa: E402
 
 
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
 
 
 def main() -> int:

@@ -17,18 +17,14 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
 import requests  # noqa: E402
 
-from local_wiki import start_local_wiki  # noqa: E402
+from jarvis_lab.bench.local_wiki import start_local_wiki  # noqa: E402
 
 from jarvis.crawler import CrawlSettings, crawl  # noqa: E402
 

@@ -25,10 +25,8 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
-from local_wiki import start_local_wiki  # noqa: E402
+from jarvis_lab.bench.local_wiki import start_local_wiki  # noqa: E402
 
 from jarvis.crawler import CrawlSettings, crawl, read_corpus  # noqa: E402
 from jarvis.crawler.tables import TABLE_MODES  # noqa: E402

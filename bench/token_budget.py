@@ -22,11 +22,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from tabulate import tabulate  # noqa: E402
 
-from bench.reader_quality import ask_all  # noqa: E402
+from jarvis_lab.bench.reader_quality import ask_all  # noqa: E402
 from jarvis.eval.questions import load_questions  # noqa: E402
 from jarvis.index import build_index  # noqa: E402
 from jarvis.config import Config  # noqa: E402

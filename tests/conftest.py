@@ -36,8 +36,8 @@ def bundled_index(tmp_path_factory, bundled_corpus) -> Path:
 @pytest.fixture(scope="session")
 def tiny_qa_model(tmp_path_factory) -> Path:
     """A tiny, randomly initialised RoBERTa QA model and its BPE tokenizer, saved like a downloaded
-    model (2 layers, hidden 64, seed 0; see qa_models.py). Its answers are arbitrary but deterministic."""
-    from qa_models import MINECRAFT_TEXT, build_qa_model
+    model (2 layers, hidden 64, seed 0; see jarvis_lab.qa_models). Its answers are arbitrary but deterministic."""
+    from jarvis_lab.qa_models import MINECRAFT_TEXT, build_qa_model
 
     return build_qa_model(tmp_path_factory.mktemp("tiny-qa"), MINECRAFT_TEXT, tokenizer_vocab=600)
 

@@ -245,7 +245,7 @@ def _unsure_model(tmp_path: Path) -> Path:
 
 
 def test_guide_links_are_absolute_in_ask_json_and_in_the_chat_reply(tmp_path, bundled_corpus):
-    from raspberryjuice_double import Player, RaspberryJuiceDouble
+    from jarvis_lab.raspberryjuice import Player, RaspberryJuiceDouble
     from serve_process import jarvis_serve
 
     home = tmp_path / "home"

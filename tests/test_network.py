@@ -1,7 +1,7 @@
 """The worker pool (jarvis/network/): questions over a Redis stream, on a real redis-server.
 
 Each test starts its own redis-server on a free port of 127.0.0.1 in a folder of its own, with the
-append-only file on (tests/redis_server.py), and stops it. Workers are the real ``PoolWorker`` on the real
+append-only file on (wikis/redis_server.py), and stops it. Workers are the real ``PoolWorker`` on the real
 answering path (the offline lexical reader, for speed), in a thread, or ``jarvis worker`` processes where
 a worker must die; the bridge is the real ``Bridge`` on the RaspberryJuice double, or ``jarvis serve``.
 Every wait is a bounded loop; nothing asserts on how long anything took.
@@ -29,8 +29,8 @@ from jarvis.network import (BUSY_NOTICE, NetworkError, PoolClient, PoolTimeout, 
 from jarvis.network.messages import ReplyMessage, questions_key, replies_key
 from jarvis.pipeline import Answer
 from jarvis.settings_file import SettingsError, load_settings_file
-from raspberryjuice_double import Player, RaspberryJuiceDouble
-from redis_server import RedisServer
+from jarvis_lab.raspberryjuice import Player, RaspberryJuiceDouble
+from jarvis_lab.redis_server import RedisServer
 from serve_process import jarvis_serve
 
 FAST = RedisSettings(busy_after=0.5, claim_after=1.0, max_age=60.0, io_timeout=2.0, reconnect_min_delay=0.05,
@@ -322,7 +322,7 @@ def test_wrong_password_is_one_line_and_exit_1_and_the_right_one_answers(tmp_pat
 
 
 def test_an_unreachable_redis_is_one_line_and_exit_1(tmp_path):
-    from redis_server import free_port
+    from jarvis_lab.redis_server import free_port
 
     result = subprocess.run([sys.executable, "-m", "jarvis", "ask", "what do cows drop?", "--redis",
                              f"redis://:hunter2-secret@127.0.0.1:{free_port()}/0"], capture_output=True, text=True,

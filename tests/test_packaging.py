@@ -120,3 +120,19 @@ def test_the_stages_import_nothing_of_the_core():
                     if module == "jarvis" or module.startswith("jarvis."):
                         allowed = ("jarvis.crawler",) if folder == "crawler" else ("jarvis.crawler", "jarvis.index")
                         assert module.startswith(allowed), f"{path.relative_to(ROOT)} imports {module}"
+
+
+def test_the_benchmarks_are_a_library_of_the_lab():
+    """bench/ (jarvis_lab.bench) imports Jarvis and the lab as installed: no sys.path edits, nothing from tests/,
+    and no percentile of its own (jarvis.percentiles is the one, for the eval report and `jarvis report` too)."""
+    test_modules = {path.stem for path in (ROOT / "tests").glob("*.py")}
+    for path in sorted((ROOT / "bench").glob("*.py")) + sorted((ROOT / "wikis").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"sys\.path\.(insert|append|extend)|sys\.path\s*[+]?=", text), path
+        assert not _imports(text) & test_modules, path
+    defined = [f"{path.relative_to(ROOT)}: {node.name}"
+               for folder in ("jarvis", "crawler", "index", "eval", "bench", "wikis")
+               for path in (ROOT / folder).rglob("*.py") if "node_modules" not in path.parts
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.FunctionDef) and "percentile" in node.name]
+    assert defined == ["jarvis/percentiles.py: percentile"]
