@@ -18,11 +18,12 @@ BOT_STAMP   := jarvis/bridge/playerbot/node_modules/.jarvis-installed
 
 setup: $(STAMP) $(NODE_STAMP) $(BOT_STAMP) redis-server chromium
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py lab/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet "$(TORCH_SPEC)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e lab        # the lab (jarvis_lab: the test wikis, bench/), development only
 	touch $@
 
 # The in-game demo's Minecraft server (flying-squid) and bot player (mineflayer), pinned by package-lock.json.
@@ -90,7 +91,7 @@ eval: setup
 
 # Regenerate the bundled corpus after editing wikis/samplewiki/articles/.
 corpus: setup
-	$(BIN)/python -m wikis.samplewiki build-corpus
+	$(BIN)/python -m jarvis_lab.samplewiki build-corpus
 
 clean:
 	rm -rf $(VENV) mcserver/node_modules jarvis/bridge/playerbot/node_modules .pytest_cache eval-report

@@ -18,20 +18,16 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from tabulate import tabulate  # noqa: E402
 
-from eval.questions import load_questions  # noqa: E402
-from index import build_index  # noqa: E402
+from jarvis.percentiles import percentile  # noqa: E402
+from jarvis.eval.questions import load_questions  # noqa: E402
+from jarvis.index import build_index  # noqa: E402
 from jarvis.assembly import assemble
 from jarvis.config import Config  # noqa: E402
 
 
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
 
 
 def main() -> int:
@@ -49,7 +45,7 @@ def main() -> int:
     corpus, questions, bed = args.corpus, args.questions, "given corpus"
     if corpus is None:
         if config.realbed_pages.is_file():
-            from eval.realbed import realbed_corpus
+            from jarvis.eval.realbed import realbed_corpus
 
             corpus, bed = realbed_corpus(config.home, config.realbed_pages, config.crawl), "real-wiki test bed"
         else:

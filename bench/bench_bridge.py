@@ -17,7 +17,6 @@ Needs Node.js and mcserver/node_modules (`make setup`).
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
 import tempfile
@@ -25,25 +24,21 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from eval.questions import parse_questions  # noqa: E402
+from jarvis.percentiles import percentile  # noqa: E402
+from jarvis.eval.questions import parse_questions  # noqa: E402
 from jarvis.demo import DemoError, LocalMinecraft, node_executable, run_bot, start_jarvis  # noqa: E402
 
 QUESTIONS_FILE = ROOT / "eval" / "questions.txt"
 RATE_LIMIT_GAP = 3.1   # seconds between one player's questions (jarvis serve's default limit is 3 s)
 
 
-def percentile(values: list[float], p: float) -> float:
-    """Nearest-rank percentile (no interpolation: honest for small samples)."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
 def describe(values: list[float]) -> str:
     if not values:
         return "no data"
-    return (f"p50 {percentile(values, 50):7.0f} ms   p95 {percentile(values, 95):7.0f} ms   "
+    return (f"p50 {percentile(values, 0.50):7.0f} ms   p95 {percentile(values, 0.95):7.0f} ms   "
             f"max {max(values):7.0f} ms   (n={len(values)})")
 
 

@@ -17,20 +17,16 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
 import requests  # noqa: E402
 
-from local_wiki import start_local_wiki  # noqa: E402
+from jarvis_lab.bench.local_wiki import start_local_wiki  # noqa: E402
 
-from crawler import CrawlSettings, crawl  # noqa: E402
+from jarvis.crawler import CrawlSettings, crawl  # noqa: E402
 
 
 def start_server() -> tuple[subprocess.Popen, str]:
@@ -50,7 +46,7 @@ def round_trip_ms(base_url: str, n: int = 20) -> float:
 
 def request_figures(workers: int, edits: int) -> None:
     """Requests per stored page by links and through the API; requests of --update."""
-    from wikis.samplewiki import start_sample_wiki
+    from jarvis_lab.samplewiki import start_sample_wiki
 
     server, base_url = start_sample_wiki(port=0)
     start = f"{base_url}/w/Main_Page"

@@ -28,14 +28,13 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from tabulate import tabulate  # noqa: E402
 
-from crawler.guide import GUIDE_SITE  # noqa: E402
-from eval.questions import load_questions  # noqa: E402
-from index import CorpusSource, GuideSource, Searcher, build_index  # noqa: E402
-from index.settings import SERVER_GUIDE_PRIOR  # noqa: E402
+from jarvis.crawler.guide import GUIDE_SITE  # noqa: E402
+from jarvis.eval.questions import load_questions  # noqa: E402
+from jarvis.index import CorpusSource, GuideSource, Searcher, build_index  # noqa: E402
+from jarvis.index.settings import SERVER_GUIDE_PRIOR  # noqa: E402
 from jarvis.config import Config  # noqa: E402
 
 GUIDE = ROOT / "wikis" / "serverguide" / "pages"
@@ -134,7 +133,7 @@ def print_sweep(guide_rows: list[dict], wiki_rows: list[dict]) -> None:
 
 
 def full_check(config: Config, both: Path, wiki_only: Path, guide_qs: list, wiki_qs: list) -> None:
-    from eval import EvalOptions, run_eval
+    from jarvis.eval import EvalOptions, run_eval
     from jarvis.assembly import assemble
 
     fallback = replace(config, reader=replace(config.reader, model="", cache_size=0))
@@ -142,7 +141,7 @@ def full_check(config: Config, both: Path, wiki_only: Path, guide_qs: list, wiki
         guide_answers = [(q, jarvis.ask(q.text)) for q in guide_qs]
         wiki_answers = [(q, jarvis.ask(q.text)) for q in wiki_qs]
     right = [(q, a) for q, a in guide_answers if a.site == GUIDE_SITE and _same(a.title, q.expected_title)]
-    from eval.metrics import best_f1
+    from jarvis.eval.metrics import best_f1
 
     print(f"Full pipeline ({guide_answers[0][1].reader}), server prior {SERVER_GUIDE_PRIOR:g}:")
     print(f"  guide questions answered from their guide page: {len(right)}/{len(guide_qs)}; "

@@ -24,10 +24,10 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from crawler.corpus import Page, write_corpus  # noqa: E402
-from index import PROFILES, Searcher, build_index  # noqa: E402
+from jarvis.percentiles import percentile  # noqa: E402
+from jarvis.crawler.corpus import Page, write_corpus  # noqa: E402
+from jarvis.index import PROFILES, Searcher, build_index  # noqa: E402
 
 BUNDLED_CORPUS = ROOT / "jarvis" / "samplewiki" / "corpus.jsonl"
 
@@ -93,8 +93,6 @@ def questions(pages: list[Page], n: int, seed: int = 11) -> list[str]:
             for _ in range(n)]
 
 
-def percentile(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
 
 
 def bench_corpus(label: str, corpus: Path, pages: list[Page], workdir: Path, procs: int | None,
@@ -119,8 +117,8 @@ def bench_corpus(label: str, corpus: Path, pages: list[Page], workdir: Path, pro
                 timings.append((time.perf_counter() - start) * 1000)
                 cpu_timings.append((time.process_time() - cpu_start) * 1000)
         print(f"{label:>10} {profile.name:>8} {stats.pages:>7} {stats.procs:>5} {stats.seconds:>8.1f} "
-              f"{stats.pages_per_second:>8.0f} {statistics.median(timings):>8.2f} {percentile(timings, 95):>8.2f} "
-              f"{max(timings):>8.2f} {percentile(cpu_timings, 95):>8.2f} {update.seconds:>7.2f}", flush=True)
+              f"{stats.pages_per_second:>8.0f} {statistics.median(timings):>8.2f} {percentile(timings, 0.95):>8.2f} "
+              f"{max(timings):>8.2f} {percentile(cpu_timings, 0.95):>8.2f} {update.seconds:>7.2f}", flush=True)
 
 
 def main() -> None:
@@ -137,7 +135,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="jarvis-bench-") as tmp:
         workdir = Path(tmp)
         if BUNDLED_CORPUS.is_file():
-            from crawler.corpus import read_corpus
+            from jarvis.crawler.corpus import read_corpus
 
             bench_corpus("bundled", BUNDLED_CORPUS, read_corpus(BUNDLED_CORPUS), workdir, args.procs, args.queries)
         else:

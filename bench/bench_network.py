@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 import os
 import random
 import signal
@@ -44,19 +43,15 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
-from eval.questions import parse_questions  # noqa: E402
-from redis_server import RedisServer  # noqa: E402
+from jarvis.percentiles import percentile  # noqa: E402
+from jarvis.eval.questions import parse_questions  # noqa: E402
+from jarvis_lab.redis_server import RedisServer  # noqa: E402
 
 # Questions about the bundled sample wiki (the workers' index): 181 distinct ones.
 QUESTION_FILES = [ROOT / "eval" / "questions.txt", *sorted((ROOT / "eval" / "dev").glob("sample_dev*.txt"))]
 
 
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)] if ordered else float("nan")
 
 
 # Words that make a question asked again a new text (as players' questions are), without changing what it asks.
@@ -223,7 +218,7 @@ def main() -> int:
     from jarvis.assembly import assemble
     from jarvis.config import Config, ReaderSettings, RedisSettings
     from jarvis.network import PoolClient, RedisLink
-    from index import ensure_index
+    from jarvis.index import ensure_index
 
     questions = load_questions(args.questions)
     workers: list[subprocess.Popen] = []
@@ -253,8 +248,8 @@ def main() -> int:
                         began = time.perf_counter()
                         jarvis.ask(text)
                         local.append(time.perf_counter() - began)
-                    results["in_process"] = {"p50_ms": round(percentile(local, 50) * 1000, 1),
-                                             "p95_ms": round(percentile(local, 95) * 1000, 1), **meter.stop()}
+                    results["in_process"] = {"p50_ms": round(percentile(local, 0.50) * 1000, 1),
+                                             "p95_ms": round(percentile(local, 0.95) * 1000, 1), **meter.stop()}
                 print(f"in-process: p50 {results['in_process']['p50_ms']} ms", flush=True)
 
                 def fresh_workers(count: int) -> None:
@@ -282,11 +277,11 @@ def main() -> int:
                         round_trips.append(delivered - submitted)
                         added.append(delivered - submitted - answer.seconds)
                     results["pool_low_load"] = {
-                        "p50_ms": round(percentile(round_trips, 50) * 1000, 1),
-                        "p95_ms": round(percentile(round_trips, 95) * 1000, 1),
-                        "added_p50_ms": round(percentile(added, 50) * 1000, 1),
-                        "added_p95_ms": round(percentile(added, 95) * 1000, 1),
-                        "p50_vs_in_process_ms": round((percentile(round_trips, 50) - percentile(local, 50)) * 1000, 1),
+                        "p50_ms": round(percentile(round_trips, 0.50) * 1000, 1),
+                        "p95_ms": round(percentile(round_trips, 0.95) * 1000, 1),
+                        "added_p50_ms": round(percentile(added, 0.50) * 1000, 1),
+                        "added_p95_ms": round(percentile(added, 0.95) * 1000, 1),
+                        "p50_vs_in_process_ms": round((percentile(round_trips, 0.50) - percentile(local, 0.50)) * 1000, 1),
                         **meter.stop()}
                     print(f"pool, low load: {results['pool_low_load']}", flush=True)
 
@@ -319,8 +314,8 @@ def main() -> int:
                         latencies = open_loop(pool, texts, share * c2, args.seconds, rng)
                         results[f"load_{int(share * 100)}"] = {
                             "rate_per_s": round(share * c2, 2), "questions": len(latencies),
-                            "p50_ms": round(percentile(latencies, 50) * 1000, 1),
-                            "p95_ms": round(percentile(latencies, 95) * 1000, 1), **meter.stop()}
+                            "p50_ms": round(percentile(latencies, 0.50) * 1000, 1),
+                            "p95_ms": round(percentile(latencies, 0.95) * 1000, 1), **meter.stop()}
                         print(f"{int(share * 100)} % load: {results[f'load_{int(share * 100)}']}", flush=True)
             finally:
                 for worker in workers:

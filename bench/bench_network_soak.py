@@ -5,7 +5,7 @@
     python bench/bench_network_soak.py --minutes 3 --players 4
 
 Set-up: a redis-server of its own (append-only file on); 3 RaspberryJuice doubles in this process
-(tests/raspberryjuice_double.py: replies once per tick, as the plugin does); 3 `jarvis serve --redis`
+(wikis/raspberryjuice.py (jarvis_lab.raspberryjuice): replies once per tick, as the plugin does); 3 `jarvis serve --redis`
 processes, one on each; 2 `jarvis worker` processes on the bundled index (the offline reader, --reader; the
 answer cache off, so that every question is read).
 The players ask varied questions (eval/questions.txt), each waiting for the answer (a "busy" notice is not
@@ -38,34 +38,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
-from eval.questions import parse_questions  # noqa: E402
-from raspberryjuice_double import Player, RaspberryJuiceDouble  # noqa: E402
-from redis_server import RedisServer  # noqa: E402
+from jarvis.percentiles import percentile  # noqa: E402
+from jarvis_lab.bench.soak import GIVE_UP_SECONDS, THINK_SECONDS, rss_mb  # noqa: E402
+from jarvis.eval.questions import parse_questions  # noqa: E402
+from jarvis_lab.raspberryjuice import Player, RaspberryJuiceDouble  # noqa: E402
+from jarvis_lab.redis_server import RedisServer  # noqa: E402
 
 PREFIX = "[Jarvis] "
 BUSY = "busy right now"          # jarvis.network.BUSY_NOTICE's start
 EXPIRED = "no answer came in time"
-THINK_SECONDS = (3.5, 15.0)
-GIVE_UP_SECONDS = 300.0
 WARM_UP_SECONDS = 30.0
 
-
-def rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)] if ordered else float("nan")
 
 
 @dataclass
@@ -137,7 +121,7 @@ def main() -> int:
     # The answer cache off: the players ask eval/questions.txt's 51 questions again and again, and every one is read.
     settings.write_text("[reader]\ncache_size = 0\n\n[redis]\nclaim_after = 10.0\nbusy_after = 5.0\nmax_age = 120.0\n")
     env = {**os.environ, "JARVIS_HOME": str(home), "OMP_NUM_THREADS": "1"}
-    from index import ensure_index
+    from jarvis.index import ensure_index
     from jarvis.config import Config
 
     config = Config(home=home)
@@ -313,8 +297,8 @@ def report(args, tally: Tally, serves, workers, retired, codes, rss_end, redis_r
           f"({args.reader}), {kills} worker kills ({mid_question} left a question pending), Redis restarted once")
     print(f"asked {tally.asked}, answered {tally.answered}, lost {tally.lost}, answered twice {tally.twice}, "
           f"'no answer in time' {tally.expired}, busy notices {tally.busy}")
-    print(f"latency (question to answer in the chat): p50 {percentile(tally.latencies, 50):.2f} s, "
-          f"p95 {percentile(tally.latencies, 95):.2f} s, max {max(tally.latencies or [float('nan')]):.2f} s")
+    print(f"latency (question to answer in the chat): p50 {percentile(tally.latencies or [math.nan], 0.50):.2f} s, "
+          f"p95 {percentile(tally.latencies or [math.nan], 0.95):.2f} s, max {max(tally.latencies or [float('nan')]):.2f} s")
     for serve in serves:
         pool = last_event(serve.log, "pool_closed")
         stopped = last_event(serve.log, "stopped")

@@ -40,12 +40,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))   # qa_models: builds the random models
-sys.path.insert(0, str(ROOT / "bench"))
 
-import realbed  # noqa: E402
+from jarvis.percentiles import percentile  # noqa: E402
+from jarvis_lab.bench import realbed  # noqa: E402
 
 ROBERTA_BASE = dict(vocab_size=50265, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
                     intermediate_size=3072, max_position_embeddings=514, type_vocab_size=1)
@@ -91,7 +88,7 @@ WARM_UP = "how do i warm up the reader?"
 
 def prepare(work: Path, corpus: Path, models: set[str], progress: bool = True) -> tuple[dict[str, Path], Path]:
     """The random models (tokenizers trained on the corpus) and the corpus's index, built once under ``work``."""
-    from index import build_index
+    from jarvis.index import build_index
 
     texts = corpus_texts(corpus)
     built = {}
@@ -100,7 +97,7 @@ def prepare(work: Path, corpus: Path, models: set[str], progress: bool = True) -
         model_dir = work / f"{shape}-random" / "model"
         if not (model_dir / "config.json").is_file():
             print(f"building a random {shape}-shaped QA model ...", file=sys.stderr)
-            from qa_models import build_distilbert_qa_model, build_qa_model
+            from jarvis_lab.qa_models import build_distilbert_qa_model, build_qa_model
 
             build = build_qa_model if family == "roberta" else build_distilbert_qa_model
             build(work / f"{shape}-random", texts, tokenizer_vocab=TOKENIZER_VOCAB, **config)
@@ -121,7 +118,7 @@ def corpus_texts(corpus: Path) -> list[str]:
 
 
 def resolve_corpus(choice: str, work: Path) -> tuple[Path, str]:
-    """(corpus path, label): "realbed" converts ../shared/realwiki once; "sample" is the bundled corpus."""
+    """(corpus path, label): "realbed" crawls ../shared/realwiki's mirror once; "sample" is the bundled corpus."""
     from jarvis.config import BUNDLED_CORPUS
 
     if choice == "auto":
@@ -129,7 +126,7 @@ def resolve_corpus(choice: str, work: Path) -> tuple[Path, str]:
     if choice == "realbed":
         if not realbed.REALWIKI.is_file():
             sys.exit(f"error: the real-wiki test bed is not at {realbed.REALWIKI}")
-        return realbed.write_corpus(work / "realbed.jsonl"), "real bed (../shared/realwiki)"
+        return realbed.realbed_corpus(), "real bed (../shared/realwiki, crawled by the crawler)"
     if choice == "sample":
         return BUNDLED_CORPUS, "sample wiki (bundled corpus)"
     path = Path(choice)
@@ -144,8 +141,8 @@ def resolve_corpus(choice: str, work: Path) -> tuple[Path, str]:
 def question_inputs(corpus: Path, index_dir: Path, questions_path: Path, target: Path) -> Path:
     """For each question, the pages it reads (title, search score), and those pages with their sections,
     in one JSON file: the children read it instead of the corpus and index (their RSS is the reader's)."""
-    from eval.questions import load_questions
-    from index import Searcher
+    from jarvis.eval.questions import load_questions
+    from jarvis.index import Searcher
 
     pages = realbed.load_sections(corpus)
     items, needed = [], {}
@@ -244,9 +241,6 @@ def export_once(name: str, models: dict) -> None:
 # --------------------------------------------------------------------------- report (parent)
 
 
-def percentile(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
 def summarize(result: dict) -> dict:

@@ -25,13 +25,11 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
-from local_wiki import start_local_wiki  # noqa: E402
+from jarvis_lab.bench.local_wiki import start_local_wiki  # noqa: E402
 
-from crawler import CrawlSettings, crawl, read_corpus  # noqa: E402
-from crawler.tables import TABLE_MODES  # noqa: E402
+from jarvis.crawler import CrawlSettings, crawl, read_corpus  # noqa: E402
+from jarvis.crawler.tables import TABLE_MODES  # noqa: E402
 from jarvis.config import REALBED_PAGES  # noqa: E402
 
 
@@ -40,7 +38,7 @@ def start_server() -> tuple[subprocess.Popen, str]:
 
 
 def evaluate(corpus: Path, questions: Path, out: Path) -> dict:
-    result = out / "eval.json"
+    result = out / "jarvis.eval.json"
     subprocess.run([sys.executable, "-m", "jarvis", "eval", "--quick", "--quiet", "--corpus", str(corpus),
                     "--questions", str(questions), "--out", str(out / "report"), "--json", str(result)],
                    cwd=ROOT, check=True, stdout=subprocess.DEVNULL, env={**os.environ, "OMP_NUM_THREADS": "1"})

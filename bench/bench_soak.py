@@ -16,7 +16,7 @@ answered, refused, not delivered (typed while Jarvis was not in the game: the pl
 to ask again, and do), missed (the asker was disconnected when the answer came), lost (neither:
 never answered), kicks for spam, latency p50/p95, reconnects, and the serve process's RSS.
 
-Set-up: the RaspberryJuice double of the tests (tests/raspberryjuice_double.py: replies once per
+Set-up: the RaspberryJuice double of the tests (wikis/raspberryjuice.py (jarvis_lab.raspberryjuice): replies once per
 tick, ``Fail``, lag spikes, both dialects) in this process; `jarvis serve --fallback` (the real
 CLI, the bundled index, auto-detected dialect) in a child process. --players players ask
 varied questions (eval/questions.txt, several phrasings), each waiting for the answer and a
@@ -53,33 +53,17 @@ from pathlib import Path
 from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
-from eval.questions import parse_questions  # noqa: E402
-from raspberryjuice_double import Player, RaspberryJuiceDouble  # noqa: E402
+from jarvis.percentiles import percentile  # noqa: E402
+from jarvis_lab.bench.soak import GIVE_UP_SECONDS, THINK_SECONDS, rss_mb  # noqa: E402
+from jarvis.eval.questions import parse_questions  # noqa: E402
+from jarvis_lab.raspberryjuice import Player, RaspberryJuiceDouble  # noqa: E402
 
 QUESTIONS_FILE = ROOT / "eval" / "questions.txt"
 PHRASINGS = ["jarvis, {q}", "Jarvis {q}", "jarvis: {q}", "JARVIS, {q}", "jarvis {q}"]
-THINK_SECONDS = (3.5, 15.0)      # between an answer and the player's next question (serve's rate limit: 3 s)
-GIVE_UP_SECONDS = 300.0          # a question unanswered this long counts as lost
 REASK_AFTER_NOTICE = 5.0
 DUPLICATE_WINDOW = 60.0          # the same reply line to a player within this long: a line posted again         # undelivered this long after the "back" notice: the player asks again
 
-
-def rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)] if ordered else float("nan")
 
 
 @dataclass
@@ -272,8 +256,8 @@ def report(args, tally: Tally, samples, faults, alive: bool, returncode, log_tex
           f"reconnects {stats.get('reconnects', '?')}, failed polls {stats.get('failed_polls', '?')}, "
           f"stalls {stats.get('stalls', '?')} (longest {stats.get('longest_stall_s', '?')} s), "
           f"strays {stats.get('strays', '?')}, errors {stats.get('errors', '?')}")
-    print(f"latency: p50 {percentile(tally.latencies, 50):.2f} s, p95 {percentile(tally.latencies, 95):.2f} s; "
-          f"asked during a lag spike: p50 {percentile(tally.lag_latencies, 50):.2f} s, "
+    print(f"latency: p50 {percentile(tally.latencies or [math.nan], 0.50):.2f} s, p95 {percentile(tally.latencies or [math.nan], 0.95):.2f} s; "
+          f"asked during a lag spike: p50 {percentile(tally.lag_latencies or [math.nan], 0.50):.2f} s, "
           f"max {max(tally.lag_latencies, default=float('nan')):.2f} s (n={len(tally.lag_latencies)})")
     warm = next((s for s in samples if s[0] >= min(300.0, args.minutes * 60 / 6)), samples[0])
     after = [s[1] for s in samples if s[0] >= warm[0]]
@@ -579,9 +563,9 @@ def bot_report(args, tally: BotTally, samples, faults, alive: bool, status, log_
           f"(for spam {stats.get('spam_kicks', '?')}), lags seen {stats.get('stalls', '?')} "
           f"(longest {stats.get('longest_stall_s', '?')} s), errors {stats.get('errors', '?')}, "
           f"refused lines {stats.get('refused_lines', '?')}")
-    print(f"latency: p50 {percentile(tally.latencies, 50):.2f} s, p95 {percentile(tally.latencies, 95):.2f} s, "
+    print(f"latency: p50 {percentile(tally.latencies or [math.nan], 0.50):.2f} s, p95 {percentile(tally.latencies or [math.nan], 0.95):.2f} s, "
           f"max {max(tally.latencies, default=float('nan')):.2f} s (n={len(tally.latencies)}); asked during a freeze: "
-          f"p50 {percentile(tally.lag_latencies, 50):.2f} s (n={len(tally.lag_latencies)})")
+          f"p50 {percentile(tally.lag_latencies or [math.nan], 0.50):.2f} s (n={len(tally.lag_latencies)})")
     print(f"RSS of jarvis serve: {samples[0][1]:.0f} MB at start, {max(s[1] for s in samples):.0f} MB at most, "
           f"{samples[-1][1]:.0f} MB at the end")
 

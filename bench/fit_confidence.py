@@ -35,17 +35,16 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from tabulate import tabulate  # noqa: E402
 
-from crawler.corpus import read_corpus  # noqa: E402
-from eval.calibration import (SetFigures, as_answered, choose_threshold, cross_validated, figures, fit,  # noqa: E402
+from jarvis.crawler.corpus import read_corpus  # noqa: E402
+from jarvis.eval.calibration import (SetFigures, as_answered, choose_threshold, cross_validated, figures, fit,  # noqa: E402
                               observe, risk_coverage)
-from eval.players_view import write_trust_chart  # noqa: E402
-from eval.questions import load_questions  # noqa: E402
-from eval.runner import PageResolver  # noqa: E402
-from index import Searcher, build_index  # noqa: E402
+from jarvis.eval.players_view import write_trust_chart  # noqa: E402
+from jarvis.eval.questions import load_questions  # noqa: E402
+from jarvis.eval.runner import PageResolver  # noqa: E402
+from jarvis.index import Searcher, build_index  # noqa: E402
 from jarvis.config import Config  # noqa: E402
 from jarvis.confidence import ConfidenceModel, shipped_model_path  # noqa: E402
 from jarvis.assembly import assemble  # noqa: E402
@@ -61,7 +60,7 @@ def beds(config: Config) -> list[tuple[str, Path, list[Path], list[Path], list[P
     found = [("sample wiki", config.bundled_corpus, [DEV / "sample_dev2.txt"], [config.questions],
               [DEV / "sample_dev.txt"])]
     if config.realbed_pages.is_file():
-        from eval.realbed import realbed_corpus
+        from jarvis.eval.realbed import realbed_corpus
 
         found.append(("real bed", realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=False),
                       [DEV / "realbed_dev2.txt", DEV / "realbed_dev4.txt"],
@@ -78,7 +77,7 @@ def fit_questions(path: Path, held_out: set[str]) -> list:
 def observe_all(config: Config, reader_name: str, workdir: Path) -> tuple[list, list, list, dict, str]:
     """Every question answered and judged: (fit, held back, developed-on observations; wiki of each set;
     the reader's name as it answers)."""
-    from eval.realbed import heldout_titles
+    from jarvis.eval.realbed import heldout_titles
 
     held_out = heldout_titles(config.realbed_pages)
     fit_obs, held_obs, developed_obs, wiki_of = [], [], [], {}
@@ -116,8 +115,8 @@ def fit_guide(config: Config, reader_key: str, precision: float, dry_run: bool) 
     (server_guide2.txt, server_guide3.txt and server_guide5-7.txt, each by a separate writer), never inherited
     from wiki questions; judged on the held-back server_guide.txt and server_guide4.txt through the whole
     pipeline (the guide model for guide answers). Returns table rows."""
-    from crawler.guide import read_guide
-    from index.sources import CorpusSource, GuideSource
+    from jarvis.crawler.guide import read_guide
+    from jarvis.index.sources import CorpusSource, GuideSource
     from jarvis.confidence import GUIDE
 
     guide_titles = {page.title for page in read_guide(GUIDE_DIR)}

@@ -36,7 +36,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
+    # The GPU machine runs a copy of the checkout that is not installed: ``jarvis`` from the checkout, and the
+    # stage folders (crawler/, index/, eval/) found as jarvis.crawler, jarvis.index, jarvis.eval, as setup.py
+    # maps them when installed.
     sys.path.insert(0, str(ROOT))
+    import jarvis
+
+    if str(ROOT) not in jarvis.__path__:
+        jarvis.__path__.append(str(ROOT))
 
 STASH = Path("/tmp/jarvis-gpu")
 MANIFEST = "manifest.json"

@@ -14,9 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from jarvis.panel.log_view import flag_precision  # noqa: E402
+from jarvis.panel.log_view import flag_precision
 
 
 def main() -> int:

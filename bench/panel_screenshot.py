@@ -12,10 +12,8 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from jarvis.config import Config, PanelSettings  # noqa: E402
-from jarvis.panel import PanelPlan, PanelServer  # noqa: E402
+from jarvis.config import Config, PanelSettings
+from jarvis.panel import PanelPlan, PanelServer
 
 QUESTIONS = ["what do cows drop?", "how do you craft tnt?", "where do witches spawn?", "what is a creeper?",
              "how long is a minecraft day?", "how do you make an eye of ender?", "what do cows drop",

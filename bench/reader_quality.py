@@ -24,13 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from tabulate import tabulate  # noqa: E402
 
-from eval.metrics import best_f1, is_right, normalize_answer  # noqa: E402
-from eval.questions import load_questions  # noqa: E402
-from index import build_index  # noqa: E402
+from jarvis.eval.metrics import best_f1, is_right, normalize_answer  # noqa: E402
+from jarvis.eval.questions import load_questions  # noqa: E402
+from jarvis.index import build_index  # noqa: E402
 from jarvis.assembly import assemble  # noqa: E402
 from jarvis.config import Config  # noqa: E402
 
@@ -96,7 +95,7 @@ def main() -> int:
     parser.add_argument("--token-budget", type=int, help="tokens read a question (default: the setting's)")
     args = parser.parse_args()
     config = Config.from_env()
-    from eval.realbed import heldout_titles, realbed_corpus
+    from jarvis.eval.realbed import heldout_titles, realbed_corpus
 
     held = heldout_titles(config.realbed_pages)
     beds = [("sample wiki", config.bundled_corpus, [ROOT / "eval" / "questions.txt"])]

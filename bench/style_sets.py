@@ -3,8 +3,8 @@ asked through the whole pipeline on the real-wiki test bed, one JSON record a qu
 whether its page is held out, the answer, its page, confidence, the signals, F1, the top pages), then the
 figures by writer, style and page split.
 
-    python bench/style_sets.py ask --sets 'eval/dev/style/*.txt' --out records.jsonl [--no-spelling] [--as-before]
-    python bench/style_sets.py figures records.jsonl [records.jsonl ...]
+    python -m jarvis_lab.bench.style_sets ask --sets 'eval/dev/style/*.txt' --out records.jsonl [--no-spelling] [--as-before]
+    python -m jarvis_lab.bench.style_sets figures records.jsonl [records.jsonl ...]
 
 A set's writer and style come from its file name: ``<writer>_<style>.txt``. Asserts nothing.
 """
@@ -20,18 +20,17 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from tabulate import tabulate  # noqa: E402
+from tabulate import tabulate
 
-from crawler.corpus import read_corpus  # noqa: E402
-from eval.metrics import best_f1, is_right  # noqa: E402
-from eval.questions import load_questions  # noqa: E402
-from eval.realbed import heldout_titles, realbed_corpus  # noqa: E402
-from eval.runner import PageResolver, corpus_key  # noqa: E402
-from index import Searcher, ensure_index  # noqa: E402
-from jarvis.assembly import assemble  # noqa: E402
-from jarvis.config import Config  # noqa: E402
+from jarvis.crawler.corpus import read_corpus
+from jarvis.eval.metrics import best_f1, is_right
+from jarvis.eval.questions import load_questions
+from jarvis.eval.realbed import heldout_titles, realbed_corpus
+from jarvis.eval.runner import PageResolver, corpus_key
+from jarvis.index import Searcher, ensure_index
+from jarvis.assembly import assemble
+from jarvis.config import Config
 
 PAGES = ROOT.parent / "shared" / "realwiki" / "pages.json.gz"
 

@@ -22,13 +22,12 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from tabulate import tabulate  # noqa: E402
 
-from bench.reader_quality import ask_all  # noqa: E402
-from eval.questions import load_questions  # noqa: E402
-from index import build_index  # noqa: E402
+from jarvis_lab.bench.reader_quality import ask_all  # noqa: E402
+from jarvis.eval.questions import load_questions  # noqa: E402
+from jarvis.index import build_index  # noqa: E402
 from jarvis.config import Config  # noqa: E402
 
 DEV = ROOT / "eval" / "dev"
@@ -54,7 +53,7 @@ def main() -> int:
     if not config.realbed_pages.is_file():
         print(f"no real bed at {config.realbed_pages}: nothing to choose on", file=sys.stderr)
         return 1
-    from eval.realbed import heldout_titles, realbed_corpus
+    from jarvis.eval.realbed import heldout_titles, realbed_corpus
 
     held = heldout_titles(config.realbed_pages)
     questions = {name: [q for q in load_questions(DEV / name) if q.expected_title not in held] for name in DEV_SETS}

@@ -26,13 +26,12 @@ from pathlib import Path
 from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from tabulate import tabulate  # noqa: E402
 
-from eval.metrics import best_f1  # noqa: E402
-from eval.questions import load_questions  # noqa: E402
-from index import build_index  # noqa: E402
+from jarvis.eval.metrics import best_f1  # noqa: E402
+from jarvis.eval.questions import load_questions  # noqa: E402
+from jarvis.index import build_index  # noqa: E402
 from jarvis.assembly import assemble
 from jarvis.config import Config, FallbackSettings  # noqa: E402
 from jarvis.confidence import ConfidenceModel  # noqa: E402
@@ -55,7 +54,7 @@ class QuestionSet:
 def load_sets(config: Config, workdir: Path) -> list[QuestionSet]:
     beds = [("sample wiki", config.bundled_corpus, [DEV / "sample_dev.txt"], [config.questions, DEV / "sample_dev2.txt"])]
     if config.realbed_pages.is_file():
-        from eval.realbed import realbed_corpus
+        from jarvis.eval.realbed import realbed_corpus
 
         corpus = realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=False)
         beds.append(("real bed", corpus, [DEV / "realbed_dev.txt", DEV / "realbed_dev3.txt", DEV / "realbed_dev4.txt"],

@@ -8,12 +8,12 @@ Public API:
 - ``classify_page(title, ...) -> str``: the page's kind, one of ``PAGE_KINDS``
 - ``CrawlSettings``, ``CrawlReport``, ``CrawlError`` (user error), ``Page`` and the corpus helpers
 """
-from crawler.corpus import PAGE_KINDS, CorpusError, Page, content_sha1, iter_corpus, read_corpus, write_corpus
-from crawler.crawl import CrawlError, CrawlReport, crawl
-from crawler.extract import ExtractedPage, extract_article
-from crawler.filters import skip_reason
-from crawler.page_kinds import classify_page
-from crawler.settings import CrawlSettings
+from jarvis.crawler.corpus import PAGE_KINDS, CorpusError, Page, content_sha1, iter_corpus, read_corpus, write_corpus
+from jarvis.crawler.crawl import CrawlError, CrawlReport, crawl
+from jarvis.crawler.extract import ExtractedPage, extract_article
+from jarvis.crawler.filters import skip_reason
+from jarvis.crawler.page_kinds import classify_page
+from jarvis.crawler.settings import CrawlSettings
 
 __all__ = [
     "PAGE_KINDS", "classify_page", "CorpusError", "CrawlError", "CrawlReport", "CrawlSettings", "ExtractedPage", "Page", "content_sha1",

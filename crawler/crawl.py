@@ -13,13 +13,13 @@ import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from crawler.errors import CrawlError
-from crawler.report import CrawlReport
-from crawler.run import run_crawl
-from crawler.session import CrawlSession
-from crawler.settings import TABLE_MODES, CrawlSettings
-from crawler.update import update_crawl
-from crawler.urls import normalize_url
+from jarvis.crawler.errors import CrawlError
+from jarvis.crawler.crawl_report import CrawlReport
+from jarvis.crawler.run import run_crawl
+from jarvis.crawler.session import CrawlSession
+from jarvis.crawler.settings import TABLE_MODES, CrawlSettings
+from jarvis.crawler.update import update_crawl
+from jarvis.crawler.urls import normalize_url
 
 __all__ = ["CrawlError", "CrawlReport", "crawl"]
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Iterable
 from urllib.parse import urlsplit
 
-from crawler.corpus import Page
-from crawler.journal import Document, FetchRecord
-from crawler.urls import Scope, normalize_url
+from jarvis.crawler.corpus import Page
+from jarvis.crawler.journal import Document, FetchRecord
+from jarvis.crawler.urls import Scope, normalize_url
 
 
 @dataclass

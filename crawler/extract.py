@@ -26,8 +26,8 @@ from urllib.parse import urldefrag, urljoin
 from bs4 import BeautifulSoup, CData, NavigableString, Tag
 from bs4.filter import ElementFilter
 
-from crawler.tables import TABLE_MODES, html_grid, row_texts
-from crawler.urls import normalize_url
+from jarvis.crawler.tables import TABLE_MODES, html_grid, row_texts
+from jarvis.crawler.urls import normalize_url
 
 # Bumped whenever the text extracted from a page changes, so that cached crawls of a fixed site
 # (the real-wiki test bed) are made again.

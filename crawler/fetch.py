@@ -26,12 +26,12 @@ from urllib.parse import urlsplit
 import requests
 from protego import Protego
 
-from crawler.bodies import BodyReader, TooLarge, TooSlow, decode_html
-from crawler.retry import RETRY_STATUSES, RetryPolicy
-from crawler.robots import REDIRECT_STATUSES, UNREACHABLE, RobotsAnswer, RobotsRules
-from crawler.settings import CrawlSettings
-from crawler.throttle import Throttle
-from crawler.urls import normalize_url
+from jarvis.crawler.bodies import BodyReader, TooLarge, TooSlow, decode_html
+from jarvis.crawler.retry import RETRY_STATUSES, RetryPolicy
+from jarvis.crawler.robots import REDIRECT_STATUSES, UNREACHABLE, RobotsAnswer, RobotsRules
+from jarvis.crawler.settings import CrawlSettings
+from jarvis.crawler.throttle import Throttle
+from jarvis.crawler.urls import normalize_url
 
 log = logging.getLogger(__name__)
 

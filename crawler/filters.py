@@ -1,10 +1,10 @@
 """Which pages are stored, what kind of page each is, and which links are worth following."""
 from __future__ import annotations
 
-from crawler.extract import ExtractedPage
-from crawler.page_kinds import classify_page
-from crawler.settings import CrawlSettings
-from crawler.urls import Scope, has_prefix, split_namespace
+from jarvis.crawler.extract import ExtractedPage
+from jarvis.crawler.page_kinds import classify_page
+from jarvis.crawler.settings import CrawlSettings
+from jarvis.crawler.urls import Scope, has_prefix, split_namespace
 
 # Skip reasons of pages whose links are still followed (hubs that link to articles).
 FOLLOW_LINKS_OF = frozenset({None, "main page", "disambiguation", "no prose"})

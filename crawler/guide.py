@@ -29,8 +29,8 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from crawler.corpus import CorpusError, Page
-from crawler.tables import Grid, cell_text, row_texts
+from jarvis.crawler.corpus import CorpusError, Page
+from jarvis.crawler.tables import Grid, cell_text, row_texts
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 from urllib.parse import urlencode, urljoin, urlsplit, urlunsplit
 
-from crawler.fetch import Fetcher
+from jarvis.crawler.fetch import Fetcher
 
 log = logging.getLogger(__name__)
 

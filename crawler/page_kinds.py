@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from crawler.sentences import first_sentence
-from crawler.settings import JOKE_TERMS, SPIN_OFF_GAMES, SPIN_OFF_NAMESPACES
+from jarvis.crawler.sentences import first_sentence
+from jarvis.crawler.settings import JOKE_TERMS, SPIN_OFF_GAMES, SPIN_OFF_NAMESPACES
 
 VERSION_TITLE = re.compile(
     r"^(?:(?:java|bedrock|pocket|education|legacy console|console|xbox 360|xbox one|playstation \d|"

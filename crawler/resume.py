@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import logging
 
-from crawler.errors import RETRY_OR_START_OVER, START_OVER, CrawlError
-from crawler.journal import FetchRecord
-from crawler.session import CrawlSession
-from crawler.urls import Scope
+from jarvis.crawler.errors import RETRY_OR_START_OVER, START_OVER, CrawlError
+from jarvis.crawler.journal import FetchRecord
+from jarvis.crawler.session import CrawlSession
+from jarvis.crawler.urls import Scope
 
 log = logging.getLogger(__name__)
 

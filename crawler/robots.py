@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 
 from protego import Protego
 
-from crawler.throttle import Throttle
-from crawler.urls import normalize_url, origin_of
+from jarvis.crawler.throttle import Throttle
+from jarvis.crawler.urls import normalize_url, origin_of
 
 log = logging.getLogger(__name__)
 

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import logging
 
-from crawler.corpus import CorpusError, iter_corpus, write_corpus
-from crawler.dedupe import build_pages
-from crawler.errors import CrawlError
-from crawler.extract import extract_article
-from crawler.fetch import UNREACHABLE, Validators
-from crawler.journal import CrawlState, Journal, load_state, save_state, state_path
-from crawler.mwapi import find_api_url, find_site_name
-from crawler.report import CrawlReport
-from crawler.resume import replay
-from crawler.session import CrawlSession
-from crawler.urls import Scope
+from jarvis.crawler.corpus import CorpusError, iter_corpus, write_corpus
+from jarvis.crawler.dedupe import build_pages
+from jarvis.crawler.errors import CrawlError
+from jarvis.crawler.extract import extract_article
+from jarvis.crawler.fetch import UNREACHABLE, Validators
+from jarvis.crawler.journal import CrawlState, Journal, load_state, save_state, state_path
+from jarvis.crawler.mwapi import find_api_url, find_site_name
+from jarvis.crawler.crawl_report import CrawlReport
+from jarvis.crawler.resume import replay
+from jarvis.crawler.session import CrawlSession
+from jarvis.crawler.urls import Scope
 
 log = logging.getLogger(__name__)
 

@@ -20,16 +20,16 @@ from urllib.parse import urlsplit
 
 from tqdm import tqdm
 
-from crawler.corpus import Page, content_sha1
-from crawler.dedupe import identity
-from crawler.extract import ExtractedPage, extract_article
-from crawler.fetch import FetchResult, Fetcher, Validators
-from crawler.filters import FOLLOW_LINKS_OF, followable_links, page_kind, skip_reason
-from crawler.journal import Document, FetchRecord, Journal, journal_path
-from crawler.mwapi import ApiError, Listing, PageFacts, WikiApi
-from crawler.report import CrawlReport
-from crawler.settings import CrawlSettings
-from crawler.urls import Scope, article_url, is_loopback, normalize_url
+from jarvis.crawler.corpus import Page, content_sha1
+from jarvis.crawler.dedupe import identity
+from jarvis.crawler.extract import ExtractedPage, extract_article
+from jarvis.crawler.fetch import FetchResult, Fetcher, Validators
+from jarvis.crawler.filters import FOLLOW_LINKS_OF, followable_links, page_kind, skip_reason
+from jarvis.crawler.journal import Document, FetchRecord, Journal, journal_path
+from jarvis.crawler.mwapi import ApiError, Listing, PageFacts, WikiApi
+from jarvis.crawler.crawl_report import CrawlReport
+from jarvis.crawler.settings import CrawlSettings
+from jarvis.crawler.urls import Scope, article_url, is_loopback, normalize_url
 
 log = logging.getLogger(__name__)
 

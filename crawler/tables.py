@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 from bs4 import CData, NavigableString, Tag
 
-from crawler.settings import TABLE_MODES  # noqa: F401 - re-exported: the modes are settings
-from crawler.table_rows import LABEL_SEPARATOR, as_sentence, cells_text, labelled, row_text
+from jarvis.crawler.settings import TABLE_MODES  # noqa: F401 - re-exported: the modes are settings
+from jarvis.crawler.table_rows import LABEL_SEPARATOR, as_sentence, cells_text, labelled, row_text
 
 # Footnote markers the wiki leaves in cells: "[d 1]", "[note 1]", "[i 2]", "[A]", "[a]", "[1]"
 # (not "[sic]" and not a bracketed word).

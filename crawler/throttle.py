@@ -10,8 +10,8 @@ from __future__ import annotations
 import threading
 import time
 
-from crawler.settings import POLITE_DELAY
-from crawler.urls import is_loopback
+from jarvis.crawler.settings import POLITE_DELAY
+from jarvis.crawler.urls import is_loopback
 
 
 class Throttle:

@@ -13,15 +13,15 @@ import logging
 import time
 from dataclasses import dataclass, replace
 
-from crawler.corpus import CorpusError, iter_corpus, write_corpus
-from crawler.dedupe import build_pages
-from crawler.errors import FULL_CRAWL, CrawlError
-from crawler.journal import CrawlState, Document, FetchRecord, load_state, save_state, state_path
-from crawler.mwapi import ApiError, WikiApi, changed_titles
-from crawler.report import CrawlReport
-from crawler.run import check_reachable, run_crawl
-from crawler.session import CrawlSession
-from crawler.urls import Scope, article_url
+from jarvis.crawler.corpus import CorpusError, iter_corpus, write_corpus
+from jarvis.crawler.dedupe import build_pages
+from jarvis.crawler.errors import FULL_CRAWL, CrawlError
+from jarvis.crawler.journal import CrawlState, Document, FetchRecord, load_state, save_state, state_path
+from jarvis.crawler.mwapi import ApiError, WikiApi, changed_titles
+from jarvis.crawler.crawl_report import CrawlReport
+from jarvis.crawler.run import check_reachable, run_crawl
+from jarvis.crawler.session import CrawlSession
+from jarvis.crawler.urls import Scope, article_url
 
 log = logging.getLogger(__name__)
 

@@ -2,10 +2,10 @@
 
 Entry point: ``run_eval(EvalOptions(...), config) -> EvalReport``; ``jarvis eval`` calls it.
 """
-from eval.metrics import best_em, best_f1, exact_match, f1_score, normalize_answer
-from eval.questions import Question, QuestionFileError, load_questions, parse_questions
-from eval.report import EvalReport
-from eval.runner import EvalOptions, run_eval
+from jarvis.eval.metrics import best_em, best_f1, exact_match, f1_score, normalize_answer
+from jarvis.eval.questions import Question, QuestionFileError, load_questions, parse_questions
+from jarvis.eval.eval_report import EvalReport
+from jarvis.eval.runner import EvalOptions, run_eval
 
 __all__ = ["EvalOptions", "EvalReport", "Question", "QuestionFileError", "best_em", "best_f1", "exact_match",
            "f1_score", "load_questions", "normalize_answer", "parse_questions", "run_eval"]

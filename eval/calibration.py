@@ -17,10 +17,10 @@ from typing import Sequence
 
 from tqdm import tqdm
 
-from eval.metrics import best_f1, is_right
-from eval.players_view import (PlayersView, calibration_error, reliability, risk_coverage, threshold_for,
+from jarvis.eval.metrics import best_f1, is_right
+from jarvis.eval.players_view import (PlayersView, calibration_error, reliability, risk_coverage, threshold_for,
                                verdict)
-from eval.questions import Question
+from jarvis.eval.questions import Question
 from jarvis.confidence import ConfidenceModelError
 
 
@@ -206,10 +206,10 @@ def run_calibration(options: CalibrationOptions, config, reader_name: str | None
     does (cross-validated) at the threshold that keeps stated answers ``options.precision`` right."""
     from pathlib import Path
 
-    from crawler.corpus import read_corpus
-    from eval.questions import load_questions
-    from eval.runner import PageResolver
-    from index import Searcher, ensure_index
+    from jarvis.crawler.corpus import read_corpus
+    from jarvis.eval.questions import load_questions
+    from jarvis.eval.runner import PageResolver
+    from jarvis.index import Searcher, ensure_index
     from jarvis.confidence import ConfidenceModel, calibration_path
     from jarvis.assembly import assemble
     from jarvis.readers import load_reader

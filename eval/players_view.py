@@ -38,7 +38,7 @@ def verdict(stated: bool, right_if_stated: bool, has_page: bool, points_to_expec
 
 @dataclass(frozen=True)
 class Judged:
-    """What the player's view needs of one question (eval.report.QuestionResult fits)."""
+    """What the player's view needs of one question (jarvis.eval.eval_report.QuestionResult fits)."""
 
     answer: str             # the best span ("" when the reader found none)
     confidence: float

@@ -1,5 +1,5 @@
 """The real-wiki test bed as an evaluation corpus: ``../shared/realwiki`` served by the local mirror
-(wikis.realbed), crawled by our crawler exactly as a user would crawl the live wiki, kept under
+(jarvis_lab.realbed), crawled by our crawler exactly as a user would crawl the live wiki, kept under
 ``$JARVIS_HOME/realbed/`` and made again only when the pages file, the crawl settings or the extractor change.
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ import logging
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from crawler.extract import EXTRACTOR_VERSION
-from crawler.settings import CrawlSettings
-from index.sources import file_sha256
+from jarvis.crawler.extract import EXTRACTOR_VERSION
+from jarvis.crawler.settings import CrawlSettings
+from jarvis.index.sources import file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +31,8 @@ def heldout_titles(pages: Path) -> set[str]:
 
 def realbed_corpus(home: Path, pages: Path, settings: CrawlSettings, progress: bool = True) -> Path:
     """The corpus of a crawl of the test bed (a user error when the pages file is absent)."""
-    from crawler import crawl
-    from wikis.realbed import start_realbed_wiki
+    from jarvis.crawler import crawl
+    from jarvis_lab.realbed import start_realbed_wiki
 
     settings = replace(settings, delay=0.0)   # our own local site
     key = hashlib.sha1(json.dumps([file_sha256(Path(pages)), asdict(settings), EXTRACTOR_VERSION], sort_keys=True, default=str)

@@ -18,11 +18,11 @@ from typing import Callable
 
 from tqdm import tqdm
 
-from crawler.corpus import Page, read_corpus
-from eval.metrics import best_em, best_f1, is_right
-from eval.players_view import UNKNOWN, verdict
-from eval.questions import Question, QuestionFileError, load_questions
-from eval.report import FULL, IR, QA, ConfigResult, EvalReport, QuestionResult
+from jarvis.crawler.corpus import Page, read_corpus
+from jarvis.eval.metrics import best_em, best_f1, is_right
+from jarvis.eval.players_view import UNKNOWN, verdict
+from jarvis.eval.questions import Question, QuestionFileError, load_questions
+from jarvis.eval.eval_report import FULL, IR, QA, ConfigResult, EvalReport, QuestionResult
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ def _title_key(title: str) -> str:
 
 def run_eval(options: EvalOptions, config) -> EvalReport:
     """Run every evaluation, write report.md, chart.png, questions.csv and results.json; return the report."""
-    from index import Searcher, ensure_index
+    from jarvis.index import Searcher, ensure_index
     from jarvis.errors import first_line
     from jarvis.assembly import assemble
     from jarvis.pipeline import check_question
@@ -211,7 +211,7 @@ def _planned_runs(n: int, n_profiles: int, readers: list[ReaderConfig], options:
 
 
 def evaluate_ir(profile: str, searcher, questions: list[Question], resolver: PageResolver, k: int, bar) -> ConfigResult:
-    from index import get_profile
+    from jarvis.index import get_profile
 
     result = ConfigResult(IR, profile, get_profile(searcher.profile).description, default=(profile == "tuned"))
     began = time.perf_counter()

@@ -1,6 +1,6 @@
 """The index stage: corpus JSONL -> Whoosh index -> top pages for a question.
 
-    from index import build_index, ensure_index, Searcher
+    from jarvis.index import build_index, ensure_index, Searcher
 
     build_index("corpus.jsonl", "my-index")              # atomic; incremental when possible
     build_index([CorpusSource("mc.jsonl"), CorpusSource("mod.jsonl", site="Create Wiki"),
@@ -19,16 +19,16 @@ from importlib import import_module
 
 # Imported on first use (PEP 562): searching needs neither the builder nor the corpus readers.
 _HOMES = {
-    "IndexStats": "index.build", "build_index": "index.build", "ensure_index": "index.build",
-    "IndexBusyError": "index.errors", "IndexCorruptError": "index.errors", "IndexNotFoundError": "index.errors",
-    "SearchIndexError": "index.errors",
-    "BASELINE": "index.profiles", "PROFILES": "index.profiles", "TUNED": "index.profiles",
-    "IndexProfile": "index.profiles", "get_profile": "index.profiles",
-    "Hit": "index.search", "IndexSnapshot": "index.search", "Searcher": "index.search",
-    "question_words": "index.search",
-    "CorpusSource": "index.sources", "GuideSource": "index.sources", "SiteClashError": "index.sources",
-    "Source": "index.sources", "load_sources": "index.sources", "sources_with": "index.sources",
-    "recorded_sources": "index.sources",
+    "IndexStats": "jarvis.index.build", "build_index": "jarvis.index.build", "ensure_index": "jarvis.index.build",
+    "IndexBusyError": "jarvis.index.errors", "IndexCorruptError": "jarvis.index.errors", "IndexNotFoundError": "jarvis.index.errors",
+    "SearchIndexError": "jarvis.index.errors",
+    "BASELINE": "jarvis.index.profiles", "PROFILES": "jarvis.index.profiles", "TUNED": "jarvis.index.profiles",
+    "IndexProfile": "jarvis.index.profiles", "get_profile": "jarvis.index.profiles",
+    "Hit": "jarvis.index.search", "IndexSnapshot": "jarvis.index.search", "Searcher": "jarvis.index.search",
+    "question_words": "jarvis.index.search",
+    "CorpusSource": "jarvis.index.sources", "GuideSource": "jarvis.index.sources", "SiteClashError": "jarvis.index.sources",
+    "Source": "jarvis.index.sources", "load_sources": "jarvis.index.sources", "sources_with": "jarvis.index.sources",
+    "recorded_sources": "jarvis.index.sources",
 }
 __all__ = sorted(_HOMES)
 

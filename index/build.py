@@ -19,14 +19,14 @@ from typing import Iterable, Sequence
 from tqdm import tqdm
 from whoosh import index as whoosh_index
 
-from crawler.corpus import CorpusError, Page
-from index.documents import page_fingerprint, to_document
-from index.errors import SearchIndexError
-from index.glossary import Glossary
-from index.layout import USER_GLOSSARY_FILE, Generation, IndexDir, IndexMeta, write_meta
-from index.profiles import IndexProfile, get_profile
-from index.sources import Source, extended_sources, file_sha256, load_sources, page_key, sources_sha256
-from index.spelling import vocabulary_counts, write_vocabulary
+from jarvis.crawler.corpus import CorpusError, Page
+from jarvis.index.documents import page_fingerprint, to_document
+from jarvis.index.errors import SearchIndexError
+from jarvis.index.glossary import Glossary
+from jarvis.index.layout import USER_GLOSSARY_FILE, Generation, IndexDir, IndexMeta, write_meta
+from jarvis.index.profiles import IndexProfile, get_profile
+from jarvis.index.sources import Source, extended_sources, file_sha256, load_sources, page_key, sources_sha256
+from jarvis.index.spelling import vocabulary_counts, write_vocabulary
 
 log = logging.getLogger(__name__)
 
@@ -270,7 +270,7 @@ def _build_from_scratch(pages: list[Page], build_path: Path, profile: IndexProfi
 
 def _write_vectors(pages: list[Page], build_path: Path, live: Generation | None, encoder, progress: bool) -> None:
     """The page vectors of a dense generation (dense.py), reusing the live generation's where pages are unchanged."""
-    from index.dense import DenseEncoder, PageVectors, build_page_vectors
+    from jarvis.index.dense import DenseEncoder, PageVectors, build_page_vectors
 
     previous = None
     if live is not None:

@@ -5,9 +5,9 @@ import hashlib
 import json
 import re
 
-from crawler.corpus import Page
-from index.profiles import IndexProfile
-from index.sources import page_key
+from jarvis.crawler.corpus import Page
+from jarvis.index.profiles import IndexProfile
+from jarvis.index.sources import page_key
 
 
 def simplify_title(title: str) -> str:

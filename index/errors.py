@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crawler.errors import UserError
+from jarvis.crawler.errors import UserError
 
 BUILD = "build index"        # remedy: no index there yet
 REBUILD = "rebuild index"    # remedy: an index that cannot be read

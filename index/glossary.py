@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from index.errors import SearchIndexError
+from jarvis.index.errors import SearchIndexError
 
 BUNDLED_GLOSSARY = Path(__file__).resolve().parent / "data" / "glossary.tsv"
 # Tables: a thing's name, a verb, and the prose's words for a verb (readers only: "love mode" is on

@@ -29,7 +29,7 @@ from typing import Iterator
 
 from whoosh.util.filelock import FileLock
 
-from index.errors import IndexBusyError, IndexCorruptError, IndexNotFoundError, SearchIndexError
+from jarvis.index.errors import IndexBusyError, IndexCorruptError, IndexNotFoundError, SearchIndexError
 
 log = logging.getLogger(__name__)
 

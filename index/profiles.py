@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from whoosh import fields, qparser, scoring
 from whoosh.analysis import StandardAnalyzer, StemmingAnalyzer
 
-from index.errors import SearchIndexError
+from jarvis.index.errors import SearchIndexError
 
 
 @dataclass(frozen=True)

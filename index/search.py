@@ -25,15 +25,15 @@ from whoosh import query as whoosh_query
 from whoosh.qparser import QueryParser
 from whoosh.searching import Searcher as WhooshSearcher
 
-from index.coord import coordinate
-from index.dense import DenseEncoder, PageVectors
-from index.errors import IndexCorruptError, SearchIndexError
-from index.glossary import Glossary
-from index.layout import USER_GLOSSARY_FILE, Generation, IndexDir
-from index.priors import asked_page_kinds, page_kind_weight
-from index.profiles import IndexProfile, get_profile
-from index.settings import RetrievalSettings
-from index.spelling import Speller, Vocabulary
+from jarvis.index.coord import coordinate
+from jarvis.index.dense import DenseEncoder, PageVectors
+from jarvis.index.errors import IndexCorruptError, SearchIndexError
+from jarvis.index.glossary import Glossary
+from jarvis.index.layout import USER_GLOSSARY_FILE, Generation, IndexDir
+from jarvis.index.priors import asked_page_kinds, page_kind_weight
+from jarvis.index.profiles import IndexProfile, get_profile
+from jarvis.index.settings import RetrievalSettings
+from jarvis.index.spelling import Speller, Vocabulary
 
 log = logging.getLogger(__name__)
 

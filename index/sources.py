@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Sequence, Union
 from urllib.parse import urlsplit
 
-from crawler.corpus import CorpusError, Page, iter_corpus
-from crawler.guide import GUIDE_SITE, check_docs_url, guide_files, read_guide
-from index.layout import IndexDir
+from jarvis.crawler.corpus import CorpusError, Page, iter_corpus
+from jarvis.crawler.guide import GUIDE_SITE, check_docs_url, guide_files, read_guide
+from jarvis.index.layout import IndexDir
 
 log = logging.getLogger(__name__)
 

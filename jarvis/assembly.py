@@ -59,7 +59,7 @@ def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "
     if owned:
         if index_dir is None:
             raise ValueError("assemble needs an index folder or an open searcher")
-        from index import Searcher
+        from jarvis.index import Searcher
 
         # Opens now: a missing index is a user error before anything heavy loads.
         searcher = Searcher(Path(index_dir), config.retrieval)

@@ -8,18 +8,21 @@ down; no stage reads the environment.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from crawler.settings import CrawlSettings
-from index.settings import RetrievalSettings
+from jarvis.crawler.settings import CrawlSettings
+from jarvis.index.settings import RetrievalSettings
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+# jarvis.eval's folder (the repository's eval/, mapped by pyproject.toml), found without importing it.
+EVAL_DIR = Path(importlib.util.find_spec("jarvis.eval").origin).resolve().parent
 # The bundled default: the sample wiki (wikis/samplewiki) crawled into a corpus, shipped as data.
 BUNDLED_CORPUS = PACKAGE_DIR / "data" / "sample_corpus.jsonl"
-DEFAULT_QUESTIONS = PACKAGE_DIR.parent / "eval" / "questions.txt"
-REALBED_QUESTIONS = PACKAGE_DIR.parent / "eval" / "dev" / "realbed_dev.txt"
+DEFAULT_QUESTIONS = EVAL_DIR / "questions.txt"             # shipped with jarvis.eval
+REALBED_QUESTIONS = EVAL_DIR / "dev" / "realbed_dev.txt"   # in a checkout only (the lab's)
 
 DEFAULT_MODEL = "deepset/roberta-base-squad2"
 # Jarvis's own reader, trained on Minecraft questions (jarvis/training) and shipped in the package: what

@@ -6,7 +6,8 @@ Starts, each as a child process with its log in a temporary directory:
 1. ``mcserver/server.js``: flying-squid (Minecraft Java 1.21.4, offline, flat world) with the
    RaspberryJuice-style chat API plugin, on free local ports;
 2. ``jarvis serve``: the chat bridge with the QA model when it is available offline (else the
-   fallback reader), on the default index of the bundled corpus;
+   fallback reader), on the default index of the bundled corpus, keeping no question log (the demo's
+   bot is none of your players: ``jarvis report`` never counts it);
 3. ``mcserver/bot.js``: a mineflayer player that asks the questions and leaves.
 It prints the chat transcript as a player sees it (formatting codes such as ``&e`` not shown) and stops
 everything, within ``--timeout``.
@@ -268,7 +269,8 @@ def run_demo(questions: Sequence[str], *, fallback: bool, timeout: float, stay: 
             server.start(timeout=max(5.0, deadline - time.monotonic()))
             print(f"  game port {server.port}, chat API port {server.api_port}", flush=True)
             print("starting jarvis serve (loads the index and the reader) ...", flush=True)
-            jarvis = start_jarvis(server.api_port, log_dir, fallback=fallback,
+            # --no-log: the demo's bot is no player of yours (jarvis report would count it)
+            jarvis = start_jarvis(server.api_port, log_dir, fallback=fallback, extra_args=("--no-log",),
                                   timeout=max(5.0, deadline - time.monotonic()))
             print("a bot player joins and asks; the chat as a player sees it:\n", flush=True)
             answered = asked = 0

@@ -8,7 +8,7 @@ index/ never import jarvis. (eval/ measures the whole system, so it does import 
 """
 from __future__ import annotations
 
-from crawler.errors import UserError
+from jarvis.crawler.errors import UserError
 
 
 class JarvisError(UserError):

@@ -1,6 +1,7 @@
 """Logging, set up once by the CLI. Library code only calls ``logging.getLogger(__name__)``."""
 from __future__ import annotations
 
+import json
 import logging
 import sys
 
@@ -25,3 +26,16 @@ def setup_logging(verbose: int = 0, quiet: bool = False) -> None:
     # Third-party libraries are chatty at INFO; keep them at WARNING unless debugging.
     for noisy in ("urllib3", "filelock", "transformers", "huggingface_hub", "matplotlib", "PIL"):
         logging.getLogger(noisy).setLevel(logging.DEBUG if verbose >= 2 else logging.WARNING)
+
+
+def format_event(event: str, **fields: object) -> str:
+    """One log line: ``event=name key=value ...``; strings JSON-quoted (a newline cannot split it). The bridge's,
+    the worker pool's and the CLI's event lines all go through it."""
+    parts = [f"event={event}"]
+    for key, value in fields.items():
+        if isinstance(value, float):
+            value = round(value, 3)
+        elif not isinstance(value, (int, bool)) and value is not None:
+            value = json.dumps(str(value), ensure_ascii=False)
+        parts.append(f"{key}={value}")
+    return " ".join(parts)

@@ -24,8 +24,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Protocol, Sequence
 
-from crawler.guide import GUIDE_PAGE_KIND, GUIDE_SITE
-from crawler.sentences import split_sentences
+from jarvis.crawler.guide import GUIDE_PAGE_KIND, GUIDE_SITE
+from jarvis.crawler.sentences import split_sentences
 from jarvis.config import ReaderSettings
 from jarvis.confidence import ConfidenceModel, agreement_signals, answer_signals, place_signals, retrieval_signals
 from jarvis.errors import JarvisError

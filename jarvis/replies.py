@@ -13,9 +13,12 @@ The text is plain (no line breaks, no control characters: the bridge's chat_safe
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from typing import TYPE_CHECKING
 
-from crawler.guide import GUIDE_SITE
+from jarvis.crawler.guide import GUIDE_SITE
+
+if TYPE_CHECKING:
+    from jarvis.pipeline import Answer   # one answer type: in process or through the pool (jarvis.network)
 
 # Two chat lines of 200 characters, less "[Jarvis] " twice and "<16-character name>: ": a reply of this
 # many characters always fits, wrapped on word boundaries (the bridge checks and shortens further).
@@ -30,19 +33,7 @@ MAX_TITLE = 80
 _OWN_ARTICLE = re.compile(r"the\b", re.IGNORECASE)    # "The Nether", "The /home command"
 
 
-class Replyable(Protocol):
-    """What a reply is made of (jarvis.pipeline.Answer fits)."""
-
-    text: str           # the answer span ("" when none)
-    sentence: str       # the sentence it was read in ("" when none)
-    title: str          # its page ("" when no page)
-    url: str
-    abstained: bool     # not sure: point to the page, never state the answer as fact
-    site: str           # the page's wiki or "server guide": named when the index holds several, the guide always
-    several_sites: bool
-
-
-def compose_reply(answer: Replyable, budget: int = REPLY_BUDGET) -> str:
+def compose_reply(answer: Answer, budget: int = REPLY_BUDGET) -> str:
     """The reply text for ``answer`` in at most ``budget`` characters (see the module docstring)."""
     text, sentence, title = _clean(answer.text), _clean(answer.sentence), shorten(_clean(answer.title), MAX_TITLE)
     if not answer.title:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from functools import cache
 
-from index.settings import FUSIONS
+from jarvis.index.settings import FUSIONS
 from jarvis.config import BOT_AUTHS, READER_BACKENDS, REPLY_MODES, Config
 from jarvis.errors import JarvisError
 

@@ -26,7 +26,7 @@ def bundled_corpus() -> Path:
 @pytest.fixture(scope="session")
 def bundled_index(tmp_path_factory, bundled_corpus) -> Path:
     """A real Whoosh index of the bundled corpus (tuned profile)."""
-    from index import build_index
+    from jarvis.index import build_index
 
     index_dir = tmp_path_factory.mktemp("bundled-index")
     build_index(bundled_corpus, index_dir, profile="tuned", progress=False)
@@ -36,8 +36,8 @@ def bundled_index(tmp_path_factory, bundled_corpus) -> Path:
 @pytest.fixture(scope="session")
 def tiny_qa_model(tmp_path_factory) -> Path:
     """A tiny, randomly initialised RoBERTa QA model and its BPE tokenizer, saved like a downloaded
-    model (2 layers, hidden 64, seed 0; see qa_models.py). Its answers are arbitrary but deterministic."""
-    from qa_models import MINECRAFT_TEXT, build_qa_model
+    model (2 layers, hidden 64, seed 0; see jarvis_lab.qa_models). Its answers are arbitrary but deterministic."""
+    from jarvis_lab.qa_models import MINECRAFT_TEXT, build_qa_model
 
     return build_qa_model(tmp_path_factory.mktemp("tiny-qa"), MINECRAFT_TEXT, tokenizer_vocab=600)
 
@@ -46,7 +46,7 @@ def tiny_qa_model(tmp_path_factory) -> Path:
 def realbed():
     """The real-wiki test bed's pages (``../shared/realwiki``, read at run time, never copied into the
     project); skips the test where it is not there (a fresh clone)."""
-    from wikis.realbed import RealBed, RealBedMissing
+    from jarvis_lab.realbed import RealBed, RealBedMissing
 
     try:
         return RealBed.load()
@@ -58,7 +58,7 @@ def realbed():
 def serve_realbed():
     """Starts a test-bed site on a free port: ``serve_realbed(bed) -> base URL``; stopped at the end."""
     from jarvis.config import SAMPLE_WIKI_HOST
-    from wikis.realbed import RealBedServer
+    from jarvis_lab.realbed import RealBedServer
 
     servers = []
 

@@ -1,4 +1,4 @@
-"""The chat bridge against a local RaspberryJuice double on real sockets (tests/raspberryjuice_double.py).
+"""The chat bridge against a local RaspberryJuice double on real sockets (wikis/raspberryjuice.py (jarvis_lab.raspberryjuice)).
 
 The double behaves like the real plugins (replies once per tick, Fail, lag, two dialects); every
 test on a socket runs against both dialects. Every wait is a bounded loop with a deadline;
@@ -26,7 +26,7 @@ from jarvis.bridge import (FORK, PREFIX, UPSTREAM, V2, AnswerFunction, Answerer,
                            plain_player_name, reply_lines)
 from jarvis.config import BridgeSettings
 from jarvis.pipeline import Answer, Jarvis, check_question
-from raspberryjuice_double import Player, RaspberryJuiceDouble, raw_exchange
+from jarvis_lab.raspberryjuice import Player, RaspberryJuiceDouble, raw_exchange
 from serve_process import jarvis_serve
 
 # Steve's tab-list name is decorated by a rank plugin, as upstream's entity.getName returns it.

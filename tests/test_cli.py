@@ -103,7 +103,7 @@ def test_config_honours_jarvis_home(tmp_path):
 
 
 def test_the_cli_offers_every_index_profile():
-    from index.profiles import PROFILES
+    from jarvis.index.profiles import PROFILES
     from jarvis.cli import INDEX_PROFILES
 
     assert sorted(INDEX_PROFILES) == sorted(PROFILES)
@@ -142,3 +142,64 @@ def test_serve_help_lists_every_settings_table():
     shown = run_jarvis("serve", "--help").stdout
     assert all(f"[{table}]" in shown for table in TABLES), shown
     assert "[log]" in shown
+
+
+def test_help_lists_the_commands_by_group_the_admins_first():
+    out = run_jarvis("--help").stdout
+    groups = ["answer players:", "build the index:", "look after the server:", "the lab: measure, fit and train:"]
+    at = [out.index(group) for group in groups]
+    assert at == sorted(at)
+    admin, lab = out[at[0]:at[3]], out[at[3]:]
+    for name in ("ask", "serve", "worker", "crawl", "index", "search", "report"):
+        assert f"\n  {name} " in admin
+    for name in ("eval", "calibrate", "train-reader", "average-readers", "sample-wiki", "realbed-wiki"):
+        assert f"\n  {name} " in lab
+
+
+@pytest.mark.parametrize("argv", [["-q", "index", "--corpus", "c.jsonl", "--index", "ix"],
+                                  ["index", "-q", "--corpus", "c.jsonl", "--index", "ix"]])
+def test_quiet_works_before_or_after_the_command(argv):
+    from jarvis.cli import build_parser
+
+    args = build_parser().parse_args(argv)
+    assert args.quiet and args.command == "index"
+
+
+def test_verbose_and_debug_work_before_or_after_the_command():
+    from jarvis.cli import build_parser
+
+    parse = build_parser().parse_args
+    assert parse(["-v", "report"]).verbose == 1 and parse(["report", "-vv"]).verbose == 2
+    assert parse(["--debug", "report"]).debug and parse(["report", "--debug"]).debug
+    assert (parse(["report"]).verbose, parse(["report"]).quiet, parse(["report"]).debug) == (0, False, False)
+
+
+def test_quiet_before_the_command_hides_the_progress_bars(tmp_path, bundled_corpus):
+    result = run_jarvis("-q", "index", "--corpus", str(bundled_corpus), "--index", str(tmp_path / "ix"),
+                        "--profile", "lexical", "--procs", "1", timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "indexing" not in result.stderr and "%|" not in result.stderr
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    """`jarvis report | head -1`: the reader went away; no "Broken pipe" error, no traceback."""
+    log = tmp_path / "questions.jsonl"
+    log.write_text("")
+    child = subprocess.Popen([sys.executable, "-m", "jarvis", "report", "--log", str(log), "--since", "all"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "JARVIS_HOME": str(tmp_path)})
+    child.stdout.close()
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 141
+    assert err == ""
+
+
+def test_a_lab_command_without_the_lab_is_one_line(tmp_path):
+    """An installed product has no lab: its commands say how to get it, in one line."""
+    hide = tmp_path / "sitecustomize.py"
+    hide.write_text("import sys\nclass _NoLab:\n    def find_spec(self, name, path=None, target=None):\n"
+                    "        if name.split('.')[0] == 'jarvis_lab':\n            raise ModuleNotFoundError(name=name)\n"
+                    "sys.meta_path.insert(0, _NoLab())\n")
+    result = run_jarvis("sample-wiki", "--port", "0", env={"PYTHONPATH": str(tmp_path), "JARVIS_HOME": str(tmp_path)})
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pip install -e lab" in lines[0], result.stderr

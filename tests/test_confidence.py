@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.corpus import Page, write_corpus
+from jarvis.crawler.corpus import Page, write_corpus
 from jarvis.cli import main
 from jarvis.config import Config, ReaderSettings
 from jarvis.confidence import (ConfidenceModel, ConfidenceModelError, fit_confidence, load_confidence_model,
@@ -45,7 +45,7 @@ are lake cats shy|Lake cat|purple hats
 
 @pytest.fixture(scope="module")
 def small_index(tmp_path_factory) -> Path:
-    from index import build_index
+    from jarvis.index import build_index
 
     root = tmp_path_factory.mktemp("confidence")
     write_corpus(PAGES, root / "corpus.jsonl")

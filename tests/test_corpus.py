@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from crawler.corpus import CorpusError, Page, read_corpus, write_corpus
+from jarvis.crawler.corpus import CorpusError, Page, read_corpus, write_corpus
 
 GOOD = {"title": "Bed", "url": "http://127.0.0.1/w/Bed", "paragraphs": ["A bed sets the spawn point."]}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler import CrawlSettings, crawl, read_corpus
+from jarvis.crawler import CrawlSettings, crawl, read_corpus
 from crawler_site import LocalSite, Reply
 
 FAST = CrawlSettings(delay=0, retries=2, backoff=0.05, max_retry_after=2.0)
@@ -22,7 +22,7 @@ def corpus_view(path) -> list[tuple]:
 
 @pytest.fixture()
 def sample_wiki():
-    from wikis.samplewiki import start_sample_wiki
+    from jarvis_lab.samplewiki import start_sample_wiki
 
     server, base_url = start_sample_wiki(port=0)
     yield server, base_url
@@ -31,7 +31,7 @@ def sample_wiki():
 
 @pytest.fixture(scope="module")
 def link_corpus(tmp_path_factory):
-    from wikis.samplewiki import start_sample_wiki
+    from jarvis_lab.samplewiki import start_sample_wiki
 
     server, base_url = start_sample_wiki(port=0)
     out = tmp_path_factory.mktemp("links") / "corpus.jsonl"
@@ -88,7 +88,7 @@ def test_update_fetches_only_what_changed_and_equals_a_full_crawl(sample_wiki, t
 
 
 def test_update_without_an_earlier_crawl_is_a_one_line_user_error(sample_wiki, tmp_path):
-    from crawler import CrawlError
+    from jarvis.crawler import CrawlError
 
     _, base_url = sample_wiki
     with pytest.raises(CrawlError, match="needs an earlier crawl"):
@@ -183,7 +183,7 @@ def test_cli_update_brings_the_index_up_to_date(sample_wiki, tmp_path, capsys):
 
 
 def test_a_page_that_fails_during_an_update_is_kept_and_tried_again(sample_wiki, tmp_path):
-    from wikis.samplewiki.server import Response
+    from jarvis_lab.samplewiki.server import Response
 
     server, base_url = sample_wiki
     out = tmp_path / "corpus.jsonl"

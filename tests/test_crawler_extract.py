@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from crawler import CrawlSettings, content_sha1, extract_article, skip_reason
-from crawler.dedupe import build_pages
-from crawler.filters import followable_links, page_kind
-from crawler.journal import Document, FetchRecord
-from crawler.urls import Scope, normalize_url
+from jarvis.crawler import CrawlSettings, content_sha1, extract_article, skip_reason
+from jarvis.crawler.dedupe import build_pages
+from jarvis.crawler.filters import followable_links, page_kind
+from jarvis.crawler.journal import Document, FetchRecord
+from jarvis.crawler.urls import Scope, normalize_url
 
 BASE = "https://minecraft.wiki"
 

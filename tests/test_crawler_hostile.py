@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler import CrawlError, CrawlSettings, crawl, read_corpus
+from jarvis.crawler import CrawlError, CrawlSettings, crawl, read_corpus
 from crawler_site import Reply, LocalSite, article_html, article_path, link
 
 REPO = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler import CrawlSettings, crawl, read_corpus
+from jarvis.crawler import CrawlSettings, crawl, read_corpus
 from crawler_site import LocalSite, Reply, article_path, link
 
 REPO = Path(__file__).resolve().parents[1]

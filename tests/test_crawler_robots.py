@@ -10,10 +10,10 @@ from contextlib import contextmanager
 
 import pytest
 
-from crawler import CrawlSettings, crawl, read_corpus
-from crawler.settings import POLITE_DELAY
-from crawler.throttle import Throttle
-from crawler.urls import is_loopback
+from jarvis.crawler import CrawlSettings, crawl, read_corpus
+from jarvis.crawler.settings import POLITE_DELAY
+from jarvis.crawler.throttle import Throttle
+from jarvis.crawler.urls import is_loopback
 from crawler_site import LocalSite, Reply, link
 
 ROBOTS = b"""User-agent: *
@@ -113,7 +113,7 @@ def test_remote_hosts_keep_the_polite_delay_and_their_crawl_delay():
 def test_an_agent_shut_out_by_its_group_fetches_nothing_but_robots_txt(tmp_path):
     import pytest
 
-    from crawler import CrawlError
+    from jarvis.crawler import CrawlError
 
     with LocalSite() as site:
         build_site(site)

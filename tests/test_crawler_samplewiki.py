@@ -11,12 +11,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from crawler import CrawlSettings, crawl, read_corpus
+from jarvis.crawler import CrawlSettings, crawl, read_corpus
 
 
 @pytest.fixture(scope="module")
 def sample_wiki():
-    from wikis.samplewiki import start_sample_wiki
+    from jarvis_lab.samplewiki import start_sample_wiki
 
     server, base_url = start_sample_wiki(port=0)
     yield base_url
@@ -33,7 +33,7 @@ def crawled(sample_wiki, tmp_path_factory):
 
 
 def test_a_wiki_on_this_machine_is_crawled_with_no_delay_by_default(crawled):
-    from crawler.settings import POLITE_DELAY
+    from jarvis.crawler.settings import POLITE_DELAY
 
     report, _ = crawled
     assert (report.local, report.delay) == (True, 0.0)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from crawler import extract_article
-from crawler.page_kinds import classify_page
-from crawler.tables import Grid, row_texts
+from jarvis.crawler import extract_article
+from jarvis.crawler.page_kinds import classify_page
+from jarvis.crawler.tables import Grid, row_texts
 
 from test_crawler_extract import BASE, page
 

@@ -25,3 +25,25 @@ def test_the_transcript_prints_chat_as_seen_and_counts_nothing_else():
     assert transcript_line({"t": 2.0, "event": "sent", "player": "Steve", "text": "jarvis, hi"}) is None
     assert transcript_line({"t": 9.0, "event": "no_reply", "player": "Steve", "question": "jarvis, hi"}) == \
         "  -- no reply to: jarvis, hi"
+
+
+@pytest.mark.e2e
+def test_the_demo_writes_nothing_into_the_question_log(tmp_path):
+    """`make demo` on an admin's machine: its bot player is none of theirs, so `jarvis report` must not count it."""
+    import os
+    import subprocess
+    import sys
+
+    from jarvis.demo import DemoError, node_executable
+
+    try:
+        node_executable()
+    except DemoError as exc:
+        pytest.skip(f"the demo needs Node.js and mcserver/node_modules: {exc}")
+    home = tmp_path / "home"
+    result = subprocess.run([sys.executable, "-m", "jarvis.demo", "--fallback", "--timeout", "400",
+                             "--question", "jarvis, what do cows drop?"], capture_output=True, text=True,
+                            timeout=480, env={**os.environ, "JARVIS_HOME": str(home)})
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "1 of 1 questions answered" in result.stdout
+    assert not (home / "log" / "questions.jsonl").exists()

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from jarvis.demo import DemoError, LocalMinecraft, node_executable, run_bot, start_jarvis
-from raspberryjuice_double import RaspberryJuiceDouble, raw_exchange
+from jarvis_lab.raspberryjuice import RaspberryJuiceDouble, raw_exchange
 
 pytestmark = pytest.mark.e2e
 
@@ -42,7 +42,7 @@ EXPECTED = {"upstream": [b"Fail"] * 6,
 
 @pytest.mark.parametrize("dialect", ["upstream", "fork", "v2", "v2+token"])
 def test_our_plugin_and_the_double_reply_alike(node, dialect, tmp_path):
-    """mcserver/raspberryjuice.js and tests/raspberryjuice_double.py, same bytes in: the same replies."""
+    """mcserver/raspberryjuice.js and wikis/raspberryjuice.py (jarvis_lab.raspberryjuice), same bytes in: the same replies."""
     name, _, token = dialect.partition("+")
     token = "tok" if token else ""
     raw = TOKEN_RAW if token else RAW

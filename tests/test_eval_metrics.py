@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from eval.metrics import best_em, best_f1, exact_match, f1_score, normalize_answer
-from eval.questions import QuestionFileError, load_questions, parse_questions
+from jarvis.eval.metrics import best_em, best_f1, exact_match, f1_score, normalize_answer
+from jarvis.eval.questions import QuestionFileError, load_questions, parse_questions
 
 
 @pytest.mark.parametrize("raw, normalized", [

@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import pytest
 
-from eval import EvalOptions, QuestionFileError, run_eval
-from eval.report import FULL, IR, QA
+from jarvis.eval import EvalOptions, QuestionFileError, run_eval
+from jarvis.eval.eval_report import FULL, IR, QA
 from jarvis.config import Config, ReaderSettings
 
 QUESTIONS = """# a small set; Workbench is an alias of Crafting table in the bundled corpus

@@ -361,7 +361,7 @@ def test_a_negative_number_keeps_its_sign_and_a_see_aside_is_cut():
 
 
 def test_sections_about_the_page_rather_than_the_thing_count_against_an_answer():
-    from jarvis.readers.questions import section_fit
+    from jarvis.readers.question_kinds import section_fit
     for section in (("Trivia",), ("History", "Java Edition"), ("Data values", "ID")):
         assert section_fit(RECIPE, section) == -1.0
         assert section_fit(None, section) == -1.0
@@ -463,7 +463,7 @@ def test_numbers_the_way_the_wiki_writes_them(reader, question, answer):
 
 
 def test_chat_spellings_and_answer_edges(reader):
-    from jarvis.readers.questions import RECIPE, answer_kind
+    from jarvis.readers.question_kinds import RECIPE, answer_kind
     from jarvis.readers.fallback.trimming import strip_span
     assert answer_kind("how do u make a glimmer lamp") == RECIPE
     text = "Glimmer huts generate in swamps and lakes\u200c[Java Edition only]."
@@ -484,7 +484,7 @@ def test_chat_spellings_and_answer_edges(reader):
     ("how do you get rid of the glimmer curse", "method"),
 ])
 def test_how_do_i_get_is_a_recipe_only_when_it_asks_for_the_thing(question, kind):
-    from jarvis.readers.questions import answer_kind
+    from jarvis.readers.question_kinds import answer_kind
     assert answer_kind(question) == kind
 
 
@@ -529,7 +529,7 @@ def test_how_to_breed_is_read_from_the_love_mode_sentence_not_the_breeding_drops
 
 def test_a_sentence_opening_with_depending_on_names_no_means(reader):
     from jarvis.readers.fallback.phrases import trim_to_answer_kind
-    from jarvis.readers.questions import METHOD
+    from jarvis.readers.question_kinds import METHOD
     text = "Glimmers glow. Depending on the weather it also either produces a trail of light."
     start = text.index("Depending")
     assert trim_to_answer_kind(METHOD, text, start, len(text) - 1, start, len(text) - 1) is None

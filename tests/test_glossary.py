@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from crawler.corpus import Page, write_corpus
-from index import Searcher, build_index
-from index.glossary import BUNDLED_GLOSSARY, NAME, PROSE, Glossary, GlossaryError
+from jarvis.crawler.corpus import Page, write_corpus
+from jarvis.index import Searcher, build_index
+from jarvis.index.glossary import BUNDLED_GLOSSARY, NAME, PROSE, Glossary, GlossaryError
 from jarvis.cli import main
 
 PAGES = [

@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "bench" / "gpu_teacher.py"
-sys.path.insert(0, str(ROOT / "bench"))
+
 
 CONTEXTS = ["Cow > Drops: When killed, a cow drops leather and raw beef.",
             "Cow: A cow is a passive mob found in grassy biomes of the Overworld.",
@@ -43,7 +43,7 @@ def test_the_base_travels_in_int8_pieces_and_comes_back_close(tiny_qa_model, tmp
     import numpy as np
     from safetensors.numpy import load_file
 
-    import gpu_teacher
+    from jarvis_lab.bench import gpu_teacher
 
     manifest = gpu_teacher.pack(Path(tiny_qa_model), tmp_path / "gpu", piece_mb=0.1, wheels=False)
     calls = sorted((tmp_path / "gpu").glob("call-*"))
@@ -66,7 +66,7 @@ def test_the_base_travels_in_int8_pieces_and_comes_back_close(tiny_qa_model, tmp
 
 
 def test_the_gpu_command_trains_teacher_and_students_within_its_budget_on_a_cpu(tiny_qa_model, tmp_path):
-    from qa_models import MINECRAFT_TEXT, build_distilbert_qa_model
+    from jarvis_lab.qa_models import MINECRAFT_TEXT, build_distilbert_qa_model
 
     student = build_distilbert_qa_model(tmp_path / "student-base", MINECRAFT_TEXT, tokenizer_vocab=600)
     packed = _script("pack", "--base", str(tiny_qa_model), "--out", str(tmp_path / "gpu"), "--piece-mb", "0.2",

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from crawler.guide import GUIDE_SITE, GuideError, read_guide
-from eval.questions import load_questions
-from index import CorpusSource, GuideSource, Searcher, build_index
+from jarvis.crawler.guide import GUIDE_SITE, GuideError, read_guide
+from jarvis.eval.questions import load_questions
+from jarvis.index import CorpusSource, GuideSource, Searcher, build_index
 from jarvis.config import Config, ReaderSettings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,7 +128,7 @@ def test_every_guide_question_is_answered_from_its_guide_page(guide_index, offli
 def test_the_sample_wiki_eval_is_unchanged_with_the_guide_beside_it(guide_index, bundled_index, offline_config,
                                                                     bundled_corpus, tmp_path):
     """Same figures and the same answer for each question: game questions are still answered from the wiki."""
-    from eval import EvalOptions, run_eval
+    from jarvis.eval import EvalOptions, run_eval
 
     results = {}
     for name, index_dir in (("wiki", bundled_index), ("wiki+guide", guide_index)):
@@ -212,7 +212,7 @@ def test_a_guide_page_links_to_its_front_matter_url_else_the_guide_address_plus_
 
 
 def test_the_guide_address_is_kept_by_the_index_and_a_new_one_updates_the_links(tmp_path):
-    from index.sources import sources_with
+    from jarvis.index.sources import sources_with
 
     corpus = tmp_path / "wiki.jsonl"
     shutil.copy(ROOT / "jarvis" / "data" / "sample_corpus.jsonl", corpus)
@@ -245,7 +245,7 @@ def _unsure_model(tmp_path: Path) -> Path:
 
 
 def test_guide_links_are_absolute_in_ask_json_and_in_the_chat_reply(tmp_path, bundled_corpus):
-    from raspberryjuice_double import Player, RaspberryJuiceDouble
+    from jarvis_lab.raspberryjuice import Player, RaspberryJuiceDouble
     from serve_process import jarvis_serve
 
     home = tmp_path / "home"

@@ -15,12 +15,12 @@ import pytest
 from whoosh import index as whoosh_index
 from whoosh import query as whoosh_query
 
-from crawler.corpus import CorpusError, Page, write_corpus
-from index.errors import BUILD, REBUILD
-from index import (IndexCorruptError, IndexNotFoundError, SearchIndexError, Searcher, build_index, ensure_index,
+from jarvis.crawler.corpus import CorpusError, Page, write_corpus
+from jarvis.index.errors import BUILD, REBUILD
+from jarvis.index import (IndexCorruptError, IndexNotFoundError, SearchIndexError, Searcher, build_index, ensure_index,
                    question_words)
-from index.coord import coordinate
-from index.profiles import TUNED
+from jarvis.index.coord import coordinate
+from jarvis.index.profiles import TUNED
 
 
 def minecraft_pages() -> list[Page]:
@@ -286,12 +286,12 @@ def test_parallel_build_finds_the_same_pages(tmp_path, synthetic_corpus):
 def test_a_failed_parallel_build_leaves_the_live_index_and_no_workers(tmp_path, synthetic_corpus, monkeypatch):
     import multiprocessing
 
-    import index.build
+    import jarvis.index.build
 
     build_index(corpus_of(tmp_path, minecraft_pages()), tmp_path / "ix", progress=False)
     with Searcher(tmp_path / "ix") as searcher:
         version = searcher.version
-        real_to_document, calls = index.build.to_document, []
+        real_to_document, calls = jarvis.index.build.to_document, []
 
         def failing_to_document(page, profile):      # e.g. the disk fills up half-way
             calls.append(page)
@@ -299,7 +299,7 @@ def test_a_failed_parallel_build_leaves_the_live_index_and_no_workers(tmp_path, 
                 raise OSError("No space left on device")
             return real_to_document(page, profile)
 
-        monkeypatch.setattr(index.build, "to_document", failing_to_document)
+        monkeypatch.setattr(jarvis.index.build, "to_document", failing_to_document)
         with pytest.raises(OSError, match="No space"):
             build_index(synthetic_corpus, tmp_path / "ix", procs=2, progress=False)
         assert searcher.version == version

@@ -1,7 +1,7 @@
 """The worker pool (jarvis/network/): questions over a Redis stream, on a real redis-server.
 
 Each test starts its own redis-server on a free port of 127.0.0.1 in a folder of its own, with the
-append-only file on (tests/redis_server.py), and stops it. Workers are the real ``Worker`` on the real
+append-only file on (wikis/redis_server.py), and stops it. Workers are the real ``PoolWorker`` on the real
 answering path (the offline lexical reader, for speed), in a thread, or ``jarvis worker`` processes where
 a worker must die; the bridge is the real ``Bridge`` on the RaspberryJuice double, or ``jarvis serve``.
 Every wait is a bounded loop; nothing asserts on how long anything took.
@@ -21,16 +21,16 @@ from pathlib import Path
 
 import pytest
 
-from crawler.corpus import Page, write_corpus
+from jarvis.crawler.corpus import Page, write_corpus
 from jarvis.assembly import assemble
 from jarvis.bridge import PREFIX, Bridge
 from jarvis.config import BridgeSettings, Config, ReaderSettings, RedisSettings
-from jarvis.network import (BUSY_NOTICE, NetworkError, PoolClient, PoolTimeout, RedisLink, Worker, open_pool, redact)
-from jarvis.network.wire import ReplyMessage, questions_key, replies_key
+from jarvis.network import (BUSY_NOTICE, NetworkError, PoolClient, PoolTimeout, RedisLink, PoolWorker, open_pool, redact)
+from jarvis.network.messages import ReplyMessage, questions_key, replies_key
 from jarvis.pipeline import Answer
 from jarvis.settings_file import SettingsError, load_settings_file
-from raspberryjuice_double import Player, RaspberryJuiceDouble
-from redis_server import RedisServer
+from jarvis_lab.raspberryjuice import Player, RaspberryJuiceDouble
+from jarvis_lab.redis_server import RedisServer
 from serve_process import jarvis_serve
 
 FAST = RedisSettings(busy_after=0.5, claim_after=1.0, max_age=60.0, io_timeout=2.0, reconnect_min_delay=0.05,
@@ -73,10 +73,10 @@ def lexical_jarvis(bundled_index, tmp_path_factory):
 
 
 class RunningWorker:
-    """A Worker serving in a thread; stopped and joined by the fixture."""
+    """A PoolWorker serving in a thread; stopped and joined by the fixture."""
 
     def __init__(self, settings: RedisSettings, answer, name: str | None = None) -> None:
-        self.worker = Worker(RedisLink(settings), answer, reader_name="fallback:lexical", name=name)
+        self.worker = PoolWorker(RedisLink(settings), answer, reader_name="fallback:lexical", name=name)
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -322,7 +322,7 @@ def test_wrong_password_is_one_line_and_exit_1_and_the_right_one_answers(tmp_pat
 
 
 def test_an_unreachable_redis_is_one_line_and_exit_1(tmp_path):
-    from redis_server import free_port
+    from jarvis_lab.redis_server import free_port
 
     result = subprocess.run([sys.executable, "-m", "jarvis", "ask", "what do cows drop?", "--redis",
                              f"redis://:hunter2-secret@127.0.0.1:{free_port()}/0"], capture_output=True, text=True,
@@ -337,7 +337,7 @@ def test_an_unreachable_redis_is_one_line_and_exit_1(tmp_path):
 
 def test_a_worker_killed_mid_question_its_questions_are_answered_by_another_each_posted_once(
         redis_server, bundled_index, tmp_path):
-    """Worker A is frozen while it holds a question (pending, unacknowledged), then killed with SIGKILL;
+    """PoolWorker A is frozen while it holds a question (pending, unacknowledged), then killed with SIGKILL;
     worker B, started after, claims what A held (XAUTOCLAIM) and answers the rest. Every player's
     question is answered in the chat exactly once; the players travel as salted hashes."""
     settings_file = tmp_path / "pool.toml"
@@ -569,7 +569,7 @@ def test_nothing_on_the_stream_makes_a_worker_write_anywhere_but_a_reply_stream(
 
 
 def test_the_worker_picks_up_a_new_index_generation(redis_server, tmp_path, start_worker, start_pool):
-    from index import build_index
+    from jarvis.index import build_index
 
     def corpus(drop: str) -> Path:
         path = tmp_path / f"corpus-{drop.split()[0]}.jsonl"

@@ -149,8 +149,8 @@ def test_player_names_are_shown_as_the_log_keeps_them_hashed_by_default(tmp_path
 
 
 def test_a_taught_answer_is_a_guide_page_and_a_new_generation_answers_from_it(desk_env):
-    from index import Searcher
-    from index.layout import IndexDir
+    from jarvis.index import Searcher
+    from jarvis.index.layout import IndexDir
 
     app, desk, plan = desk_env
     client = app.test_client()
@@ -206,7 +206,7 @@ def test_the_teach_page_offers_sentences_of_the_pages_found(desk_env):
                                   "1. not a list", "a | table | row", "back\\slash `code` *stars* _under_ [link](x)",
                                   "> quote", "---", "emoji 🐄 and ñ"])
 def test_taught_text_reads_back_exactly_from_its_guide_page(tmp_path, text):
-    from crawler.guide import read_guide
+    from jarvis.crawler.guide import read_guide
     from jarvis.panel.teach import GuideShelf
 
     shelf = GuideShelf(tmp_path / "guide")
@@ -385,8 +385,8 @@ def test_likely_wrong_is_measured_on_an_eval_runs_records():
 
 
 def test_the_default_index_keeps_a_guide_added_to_it(tmp_path, bundled_corpus):
-    from index import CorpusSource, GuideSource, build_index, ensure_index
-    from index.layout import IndexDir
+    from jarvis.index import CorpusSource, GuideSource, build_index, ensure_index
+    from jarvis.index.layout import IndexDir
 
     index_dir = tmp_path / "index"
     ensure_index(bundled_corpus, index_dir, profile="lexical", progress=False)
@@ -430,7 +430,7 @@ def test_jarvis_panel_serves_until_sigterm_and_says_nothing_of_the_token(tmp_pat
 
 
 def test_a_failed_build_is_said_and_the_live_index_stays(desk_env):
-    from index.layout import IndexDir
+    from jarvis.index.layout import IndexDir
 
     app, desk, plan = desk_env
     before = IndexDir(plan.index_dir).current_name()

@@ -12,8 +12,8 @@ import time
 
 from jarvis.panel import PanelPlan
 from panel_support import TOKEN, copy_index, http, panel_config, running_panel
-from raspberryjuice_double import Player, RaspberryJuiceDouble
-from redis_server import RedisServer
+from jarvis_lab.raspberryjuice import Player, RaspberryJuiceDouble
+from jarvis_lab.redis_server import RedisServer
 from serve_process import jarvis_serve
 
 QUESTION = "how do i claim land?"

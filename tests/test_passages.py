@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings as hypothesis_settings, stra
 
 from jarvis.config import ReaderSettings
 from jarvis.readers.passages import PassageSelector
-from jarvis.readers.questions import DEFINITION, DROPS, PLACE, RECIPE, in_answer_section, question_topics
+from jarvis.readers.question_kinds import DEFINITION, DROPS, PLACE, RECIPE, in_answer_section, question_topics
 from jarvis.readers.ranking import PassageRanker
 from jarvis.readers.base import Passage
 from jarvis.readers.span import SpanReader

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.corpus import Page, write_corpus
+from jarvis.crawler.corpus import Page, write_corpus
 from jarvis.assembly import assemble
 from jarvis.cli import main
 from jarvis.config import Config, ReaderSettings
@@ -45,7 +45,7 @@ PAGES = [
 
 
 def build(pages: list[Page], index_dir: Path) -> Path:
-    from index import build_index
+    from jarvis.index import build_index
 
     corpus = index_dir.parent / f"{index_dir.name}.jsonl"
     write_corpus(pages, corpus)

@@ -21,7 +21,7 @@ from jarvis.config import BridgeSettings, LogSettings
 from jarvis.pipeline import Answer
 from jarvis.privacy import SALT_FILE, load_salt, player_hash
 from jarvis.questionlog import QuestionLog, build_report, read_log, rotated_paths
-from raspberryjuice_double import Player, RaspberryJuiceDouble
+from jarvis_lab.raspberryjuice import Player, RaspberryJuiceDouble
 from serve_process import jarvis_serve
 
 FAST = BridgeSettings(mc_host="127.0.0.1", poll_interval=0.02, per_player_rate=0.0, io_timeout=2.0,

@@ -291,7 +291,7 @@ def test_unknown_backend_is_a_settings_error_not_a_fallback(tiny_qa_model):
 
 @pytest.fixture(scope="module")
 def tiny_distilbert(tmp_path_factory) -> Path:
-    from qa_models import MINECRAFT_TEXT, build_distilbert_qa_model
+    from jarvis_lab.qa_models import MINECRAFT_TEXT, build_distilbert_qa_model
 
     return build_distilbert_qa_model(tmp_path_factory.mktemp("tiny-distilbert"), MINECRAFT_TEXT, tokenizer_vocab=600)
 

@@ -42,7 +42,7 @@ def test_an_unknown_reader_is_a_one_line_user_error(settings, name):
 
 
 def test_the_fallback_shares_the_searchers_encoder():
-    from index.dense import DenseEncoder
+    from jarvis.index.dense import DenseEncoder
 
     encoder = DenseEncoder.load()
     assert load_reader(ReaderSettings(model=""), encoder=encoder, name="fallback:minilm").encoder is encoder

@@ -10,12 +10,12 @@ from urllib.parse import quote, urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from crawler import CrawlSettings, crawl, read_corpus
-from crawler.extract import clean_text, extract_article
+from jarvis.crawler import CrawlSettings, crawl, read_corpus
+from jarvis.crawler.extract import clean_text, extract_article
 from jarvis.config import SAMPLE_WIKI_HOST
-from wikis.realbed import RealBed, RealBedServer, RealBedSite
-from wikis.realbed.site import ROBOTS_TXT
-from wikis.samplewiki.titles import url_path
+from jarvis_lab.realbed import RealBed, RealBedServer, RealBedSite
+from jarvis_lab.realbed.site import ROBOTS_TXT
+from jarvis_lab.samplewiki.titles import url_path
 
 # One page of each kind (titles only), and the kind the crawler must give it.
 SUBSET = {
@@ -112,7 +112,7 @@ def test_robots_txt_has_wildcard_rules():
 
 
 def test_navboxes_the_bed_saved_as_tables_are_served_as_navboxes_and_are_not_content(realbed):
-    from wikis.realbed.site import is_navbox
+    from jarvis_lab.realbed.site import is_navbox
 
     title = next(t for t, p in sorted(realbed.pages.items()) if not t.startswith("Tutorials/")
                  and any(kind == "table" and is_navbox(v) for s in p.sections for kind, v in s.blocks))

@@ -78,8 +78,8 @@ def visible(text: str) -> str:
 
 def _titles_with_their_own_article() -> list[str]:
     """Every page title of the bundled corpus and the test guide that starts with "The", and a few written otherwise."""
-    from crawler.corpus import read_corpus
-    from crawler.guide import read_guide
+    from jarvis.crawler.corpus import read_corpus
+    from jarvis.crawler.guide import read_guide
     from jarvis.config import BUNDLED_CORPUS
 
     titles = [page.title for page in read_corpus(BUNDLED_CORPUS)]

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from crawler.corpus import Page, write_corpus
-from index import Searcher, build_index
-from index.dense import DenseEncoder, PageVectors
-from index.glossary import ACTION, Glossary
-from index.priors import asked_page_kinds
+from jarvis.crawler.corpus import Page, write_corpus
+from jarvis.index import Searcher, build_index
+from jarvis.index.dense import DenseEncoder, PageVectors
+from jarvis.index.glossary import ACTION, Glossary
+from jarvis.index.priors import asked_page_kinds
 
 expand_question = Glossary.bundled().expand
 
@@ -191,7 +191,7 @@ def test_the_onnx_encoder_gives_the_torch_vectors_and_needs_no_torch(tmp_path, e
     assert second.backend == "onnx"
     texts = ["what do cows drop", "Creeper. A creeper is a hostile mob that explodes.", "how long is a day " * 40]
     assert np.allclose(second.embed(texts), encoder.embed(texts), atol=1e-5)
-    code = (f"import sys; from index.dense import DenseEncoder; e = DenseEncoder.load({str(cache)!r}); "
+    code = (f"import sys; from jarvis.index.dense import DenseEncoder; e = DenseEncoder.load({str(cache)!r}); "
             "e.embed(['where do blazes spawn']); print(e.backend, 'torch' in sys.modules, 'transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["onnx", "False", "False"], out.stderr

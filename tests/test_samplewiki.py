@@ -13,13 +13,13 @@ import pytest
 import requests
 from bs4 import BeautifulSoup
 
-from crawler.corpus import read_corpus
+from jarvis.crawler.corpus import read_corpus
 from jarvis.config import BUNDLED_CORPUS
-from wikis.samplewiki import SampleWiki, SourceError, corpus_pages, start_sample_wiki
-from wikis.samplewiki.server import SampleWikiSite
-from wikis.samplewiki.site import DISAMBIGUATION_CATEGORY
-from wikis.samplewiki.source import parse_article, parse_body, parse_inline, plain_text
-from wikis.samplewiki.titles import MAIN_PAGE, SPINOFF_NAMESPACES, normalize_title, split_namespace, url_path
+from jarvis_lab.samplewiki import SampleWiki, SourceError, corpus_pages, start_sample_wiki
+from jarvis_lab.samplewiki.server import SampleWikiSite
+from jarvis_lab.samplewiki.site import DISAMBIGUATION_CATEGORY
+from jarvis_lab.samplewiki.source import parse_article, parse_body, parse_inline, plain_text
+from jarvis_lab.samplewiki.titles import MAIN_PAGE, SPINOFF_NAMESPACES, normalize_title, split_namespace, url_path
 
 # The paragraph contract, written out independently of the renderer (the crawler follows the same).
 CHROME = ("table, .navbox, #toc, .toc, .hatnote, .mw-editsection, sup.reference, .references, .reflist, "
@@ -131,10 +131,10 @@ def test_served_paragraphs_equal_the_corpus_for_awkward_text(tmp_path):
 
 def test_committed_corpus_equals_a_fresh_generation(wiki, tmp_path):
     fresh = tmp_path / "corpus.jsonl"
-    result = subprocess.run([sys.executable, "-m", "wikis.samplewiki", "build-corpus", "--out", str(fresh)],
+    result = subprocess.run([sys.executable, "-m", "jarvis_lab.samplewiki", "build-corpus", "--out", str(fresh)],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert BUNDLED_CORPUS.read_bytes() == fresh.read_bytes(), "run: python -m wikis.samplewiki build-corpus"
+    assert BUNDLED_CORPUS.read_bytes() == fresh.read_bytes(), "run: python -m jarvis_lab.samplewiki build-corpus"
 
 
 def test_corpus_has_one_page_per_article_with_its_aliases(wiki):

@@ -14,7 +14,7 @@ import pytest
 
 from jarvis.config import Config
 from jarvis.settings_file import SettingsError, load_settings_file
-from raspberryjuice_double import Player, RaspberryJuiceDouble
+from jarvis_lab.raspberryjuice import Player, RaspberryJuiceDouble
 from serve_process import jarvis_serve
 
 GOOD = """\

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from crawler import CrawlSettings, crawl, read_corpus
-from crawler.corpus import Page, write_corpus
-from index import CorpusSource, Searcher, SiteClashError, build_index, load_sources, sources_with
+from jarvis.crawler import CrawlSettings, crawl, read_corpus
+from jarvis.crawler.corpus import Page, write_corpus
+from jarvis.index import CorpusSource, Searcher, SiteClashError, build_index, load_sources, sources_with
 from jarvis.config import Config, ReaderSettings
-from wikis.realbed import RealBed
+from jarvis_lab.realbed import RealBed
 
 REALBED_STRIDE = 13        # one page in this many (title order), plus the pages below: about 150 pages
 REALBED_PAGES = ["Cow", "Mooshroom", "Leather", "Raw Beef", "Pig", "Creeper", "Blaze"]
@@ -133,7 +133,7 @@ def test_a_corpus_without_a_name_is_named_after_its_host_and_crawl_updates_keep_
 
 
 def _guide(tmp_path: Path):
-    from index import GuideSource
+    from jarvis.index import GuideSource
 
     (tmp_path / "guide").mkdir(exist_ok=True)
     (tmp_path / "guide" / "rules.md").write_text("# Rules\n\nBe kind.\n", encoding="utf-8")

@@ -6,11 +6,11 @@ from dataclasses import replace
 
 import pytest
 
-from crawler.corpus import Page
-from index import Searcher, build_index
-from index.profiles import LEXICAL
-from index.settings import RetrievalSettings
-from index.spelling import VOCABULARY_FILE, Speller, Vocabulary, vocabulary_counts
+from jarvis.crawler.corpus import Page
+from jarvis.index import Searcher, build_index
+from jarvis.index.profiles import LEXICAL
+from jarvis.index.settings import RetrievalSettings
+from jarvis.index.spelling import VOCABULARY_FILE, Speller, Vocabulary, vocabulary_counts
 
 
 def _vocabulary(**counts: int) -> Vocabulary:

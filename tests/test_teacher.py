@@ -166,7 +166,7 @@ def test_the_teacher_s_distributions_are_carried_onto_the_student_s_tokens_by_ch
 
 
 def test_a_student_equal_to_its_teacher_has_zero_distillation_loss(tiny_qa_model, tmp_path):
-    from qa_models import MINECRAFT_TEXT, build_qa_model
+    from jarvis_lab.qa_models import MINECRAFT_TEXT, build_qa_model
 
     from jarvis.training.distill import (DistillSettings, attach, distill_loss, read_labels, teacher_labels,
                                          write_labels)
@@ -205,7 +205,7 @@ def test_train_reader_distils_a_tiny_student_from_a_tiny_teacher_and_ask_uses_it
     """The teacher (RoBERTa, byte-level BPE) and the student (DistilBERT, WordPiece) tokenize differently.
     Examples with teacher-only pairs, then the teacher's labels written once, then the student trained from
     them (the CPU route), and from the teacher directly."""
-    from qa_models import MINECRAFT_TEXT, build_distilbert_qa_model
+    from jarvis_lab.qa_models import MINECRAFT_TEXT, build_distilbert_qa_model
 
     from jarvis.training import read_examples
     from jarvis.training.examples import TEACHER_ONLY

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.corpus import Page
+from jarvis.crawler.corpus import Page
 from jarvis.config import ReaderSettings
 from jarvis.readers.context import reader_context
 from jarvis.readers.ranking import PassageRanker
@@ -153,7 +153,7 @@ def test_every_training_question_has_its_gold_and_none_is_about_a_held_out_page(
 @pytest.fixture(scope="module")
 def tiny_reader(tmp_path_factory, tiny_qa_model, bundled_corpus) -> Path:
     """A reader trained by jarvis.training on the tiny random RoBERTa: its folder, as train-reader writes it."""
-    from crawler.corpus import read_corpus
+    from jarvis.crawler.corpus import read_corpus
     from jarvis.training import TrainOptions, TrainSettings, train_reader
 
     out = tmp_path_factory.mktemp("trained") / "tiny-reader"

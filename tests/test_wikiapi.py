@@ -10,8 +10,8 @@ import pytest
 
 @pytest.fixture(scope="module")
 def site():
-    from wikis.samplewiki.server import SampleWikiSite
-    from wikis.samplewiki.site import SampleWiki
+    from jarvis_lab.samplewiki.server import SampleWikiSite
+    from jarvis_lab.samplewiki.site import SampleWiki
 
     return SampleWikiSite(SampleWiki.load(), "http://wiki.test")
 
@@ -88,8 +88,8 @@ def test_parse_returns_the_rendered_content(site):
 
 
 def test_recent_changes_record_edits_moves_and_deletions(tmp_path):
-    from wikis.samplewiki.server import SampleWikiSite
-    from wikis.samplewiki.site import SampleWiki
+    from jarvis_lab.samplewiki.server import SampleWikiSite
+    from jarvis_lab.samplewiki.site import SampleWiki
 
     site = SampleWikiSite(SampleWiki.load(), "http://wiki.test")
     assert call(site, action="query", list="recentchanges")["query"]["recentchanges"] == []

@@ -28,14 +28,15 @@ from jarvis.bridge.chat import PREFIX, Question, ReplyStyle, addressed_question,
 from jarvis.bridge.checks import check_player_bot, check_server
 from jarvis.bridge.connection import BridgeConnection, ChatClient, check_token, plain_player_name
 from jarvis.bridge.events import BridgeStats
-from jarvis.bridge.layout import ReplyLayout
+from jarvis.bridge.reply_layout import ReplyLayout
 from jarvis.bridge.player import PlayerBot, check_bot
 from jarvis.bridge.reconnect import connect_with_retries
 from jarvis.bridge.reload import Fresh, Reloader, ReloadSkipped
 from jarvis.bridge.service import Bridge, serve
 from jarvis.bridge.transport import (AuthRefused, BotError, BridgeError, ConnectionLost, Connector, Endpoint, OutLine,
                                      PollFailed, ServerUnreachable, SettingError, Transport)
-from jarvis.bridge.wire import DIALECTS, FORK, UPSTREAM, V2, ChatPost, chat_line, chat_safe, format_event, parse_chat_posts
+from jarvis.logs import format_event
+from jarvis.bridge.wire import DIALECTS, FORK, UPSTREAM, V2, ChatPost, chat_line, chat_safe, parse_chat_posts
 
 __all__ = [
     "DIALECTS", "FORK", "UPSTREAM", "V2", "PREFIX", "AnswerFunction", "Answerer", "AuthRefused", "BotError", "Bridge",

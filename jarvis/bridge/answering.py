@@ -8,7 +8,7 @@ question and goes on at once; the pool delivers the answer later, from its own t
 send one short notice first (the "busy" notice) when no answer comes soon. The pool keeps each
 player's answers in the order asked.
 
-The :class:`Worker` answers the queued questions one at a time, in order, so each player's answers
+The :class:`AnswerThread` answers the queued questions one at a time, in order, so each player's answers
 come in the order asked; a slow answer never stalls the chat (the poller goes on). Every answer,
 on every transport, in-process or from a pool, goes the same way: to the question log, the event
 log, and the reply layout. An answerer that raises does not stop the bridge: a user error (a question
@@ -21,15 +21,18 @@ import queue
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
-from jarvis.bridge.chat import AnswerLike, Question
+from jarvis.bridge.chat import Question
 from jarvis.bridge.events import PlayerNames, log_event
 from jarvis.bridge.feedback import Feedback
-from jarvis.bridge.layout import ReplyLayout
+from jarvis.bridge.reply_layout import ReplyLayout
 from jarvis.bridge.outbox import Outbox
 from jarvis.bridge.transport import OutLine, StopFlag
 from jarvis.errors import first_line
+
+if TYPE_CHECKING:
+    from jarvis.pipeline import Answer   # one answer type: in process or through the pool (jarvis.network)
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +43,7 @@ class Answerer(Protocol):
     """What the bridge asks for an answer (jarvis.pipeline.Jarvis is one). Called from the worker
     thread only; may take seconds; raises on a question it cannot take."""
 
-    def ask(self, question: str) -> AnswerLike: ...
+    def ask(self, question: str) -> Answer: ...
 
 
 class QueuedAnswerer(Protocol):
@@ -48,7 +51,7 @@ class QueuedAnswerer(Protocol):
     ``deliver`` is called once, with the answer or the exception that stopped it; ``notify`` at most
     once, before it, with a one-line notice. ``waiting``: questions submitted, not delivered yet."""
 
-    def submit(self, question: Question, deliver: Callable[[AnswerLike | Exception], None],
+    def submit(self, question: Question, deliver: Callable[[Answer | Exception], None],
                notify: Callable[[str], None]) -> None: ...
 
     @property
@@ -59,13 +62,13 @@ class QueuedAnswerer(Protocol):
 class AnswerFunction:
     """A plain ``question -> answer`` function as an :class:`Answerer`."""
 
-    function: Callable[[str], AnswerLike]
+    function: Callable[[str], Answer]
 
-    def ask(self, question: str) -> AnswerLike:
+    def ask(self, question: str) -> Answer:
         return self.function(question)
 
 
-class Worker:
+class AnswerThread:
     """The worker thread (see the module doc): questions from ``questions``, reply lines to ``outbox``."""
 
     def __init__(self, answerer: Answerer | QueuedAnswerer, questions: queue.Queue[Question], *, layout: ReplyLayout,
@@ -118,12 +121,12 @@ class Worker:
             return self._failed(question, exc)
         return self._answered(question, answer, began)
 
-    def _pool_callbacks(self, question: Question) -> tuple[Callable[[AnswerLike | Exception], None],
+    def _pool_callbacks(self, question: Question) -> tuple[Callable[[Answer | Exception], None],
                                                              Callable[[str], None]]:
         """What the pool calls from its own thread: the answer (or what stopped it), and a one-line notice."""
         began = time.monotonic()
 
-        def deliver(result: AnswerLike | Exception) -> None:
+        def deliver(result: Answer | Exception) -> None:
             lines = (self._failed(question, result) if isinstance(result, Exception)
                      else self._answered(question, result, began))
             self.outbox.put(lines)
@@ -133,7 +136,7 @@ class Worker:
 
         return deliver, notify
 
-    def _answered(self, question: Question, answer: AnswerLike, began: float) -> list[OutLine]:
+    def _answered(self, question: Question, answer: Answer, began: float) -> list[OutLine]:
         self.feedback.record(question, answer)
         log_event("answered", player=self.names(question.player), question=question.text, found=bool(answer.found),
                   answer=answer.text, title=answer.title, reader=answer.reader, private=question.private,

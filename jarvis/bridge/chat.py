@@ -14,13 +14,16 @@ from __future__ import annotations
 import re
 import textwrap
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from jarvis.bridge.wire import chat_safe
 from jarvis.replies import compose_reply, shorten
 
+if TYPE_CHECKING:
+    from jarvis.pipeline import Answer   # one answer type: in process or through the pool (jarvis.network)
+
 PREFIX = "[Jarvis] "
-ELLIPSIS = " …"
+LINE_CUT = " …"   # ends a chat line cut short (jarvis.replies.ELLIPSIS, "…", marks a quote cut inside a sentence)
 MAX_TITLE_CHARS = 80
 MAX_ECHO_CHARS = 60
 HELP = 'ask me about Minecraft, e.g. "jarvis, what do cows drop?"'
@@ -30,21 +33,6 @@ _ADDRESSED = re.compile(r"\s*jarvis(?:$|[\s,:])[\s,:]*(.*)", re.IGNORECASE | re.
 # "jarvis, wrong" / "jarvis thanks" right after an answer mark it in the question log.
 _FEEDBACK = {"wrong": re.compile(r"(that'?s |that is |no,? )?(wrong|incorrect)", re.IGNORECASE),
              "thanks": re.compile(r"(thanks?( you)?|thx|ty)", re.IGNORECASE)}
-
-
-class AnswerLike(Protocol):
-    """What the bridge needs of an answer (jarvis.pipeline.Answer fits; jarvis.replies.Replyable)."""
-
-    text: str
-    sentence: str
-    title: str
-    url: str
-    abstained: bool
-    pages: Sequence[str]
-    reader: str             # which reader answered, for the log line
-
-    @property
-    def found(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -95,13 +83,13 @@ def reply_lines(text: str, *, player: str | None = None, source: str | None = No
     body = chat_safe(text)
     lines = _wrap(head + body + tail, width)
     budget = max_lines * width - len(head) - len(tail)
-    while len(lines) > max_lines and budget > len(ELLIPSIS):
+    while len(lines) > max_lines and budget > len(LINE_CUT):
         budget -= max(8, budget // 10)
         lines = _wrap(head + _shorten(body, budget) + tail, width)
     return [prefix + line for line in lines[:max_lines]]
 
 
-def answer_lines(answer: AnswerLike, *, player: str | None, max_line: int = 200, max_lines: int = 2,
+def answer_lines(answer: Answer, *, player: str | None, max_line: int = 200, max_lines: int = 2,
                  prefix: str = PREFIX) -> list[str]:
     """The reply to a question (``compose_reply``) as chat lines: the longest composition that fits
     ``max_lines`` whole, so that the source page is never cut off."""
@@ -127,4 +115,4 @@ def _wrap(text: str, width: int) -> list[str]:
 def _shorten(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters, on a word boundary where there is one (replies' shortener,
     with the chat's ellipsis)."""
-    return shorten(text, limit, ELLIPSIS)
+    return shorten(text, limit, LINE_CUT)

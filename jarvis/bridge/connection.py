@@ -53,7 +53,8 @@ from mcpi.util import flatten_parameters_to_bytestring
 
 from jarvis.bridge.transport import (AuthRefused, BridgeError, ConnectionLost, Endpoint, OutLine, PollFailed,
                                      ReplyTimeout, StopFlag, WireStats)
-from jarvis.bridge.wire import FORK, UPSTREAM, V2, ChatPost, chat_line, chat_safe, format_event, parse_chat_posts
+from jarvis.bridge.wire import FORK, UPSTREAM, V2, ChatPost, chat_line, chat_safe, parse_chat_posts
+from jarvis.logs import format_event
 from jarvis.config import BotSettings, BridgeSettings
 
 log = logging.getLogger(__name__)

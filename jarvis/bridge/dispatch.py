@@ -24,7 +24,7 @@ from typing import Callable
 from jarvis.bridge.chat import HELP, MAX_TRACKED_PLAYERS, Question, addressed_question, echo
 from jarvis.bridge.events import BridgeStats, PlayerNames, log_event
 from jarvis.bridge.feedback import Feedback
-from jarvis.bridge.layout import ReplyLayout
+from jarvis.bridge.reply_layout import ReplyLayout
 from jarvis.bridge.outbox import Outbox
 from jarvis.bridge.transport import OutLine
 from jarvis.bridge.wire import ChatPost

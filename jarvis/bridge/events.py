@@ -10,7 +10,7 @@ import logging
 from dataclasses import dataclass
 
 from jarvis.bridge.transport import WireStats
-from jarvis.bridge.wire import format_event
+from jarvis.logs import format_event
 from jarvis.privacy import player_hash
 
 log = logging.getLogger("jarvis.bridge")   # the bridge's own events, whichever module notes them

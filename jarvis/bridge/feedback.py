@@ -12,12 +12,13 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from jarvis.bridge.chat import MAX_TRACKED_PLAYERS, AnswerLike, Question, feedback_kind
+from jarvis.bridge.chat import MAX_TRACKED_PLAYERS, Question, feedback_kind
 from jarvis.bridge.events import PlayerNames, log_event
-from jarvis.bridge.layout import ReplyLayout
+from jarvis.bridge.reply_layout import ReplyLayout
 from jarvis.bridge.outbox import Outbox
 
 if TYPE_CHECKING:
+    from jarvis.pipeline import Answer   # one answer type: in process or through the pool (jarvis.network)
     from jarvis.questionlog import QuestionLog
 
 
@@ -38,7 +39,7 @@ class Feedback:
         self._last_logged: dict[int | str, tuple[str, float]] = {}
         self._lock = threading.Lock()
 
-    def record(self, question: Question, answer: AnswerLike | None, error: str = "") -> None:
+    def record(self, question: Question, answer: Answer | None, error: str = "") -> None:
         """Log a question with its answer, or with the error that stopped it (the worker's thread)."""
         if self.question_log is None:
             return

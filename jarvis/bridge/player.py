@@ -55,7 +55,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from jarvis.bridge.transport import BotError, ConnectionLost, Endpoint, OutLine, SettingError, StopFlag, WireStats
-from jarvis.bridge.wire import ChatPost, chat_safe, format_event
+from jarvis.bridge.wire import ChatPost, chat_safe
+from jarvis.logs import format_event
 from jarvis.config import REPLY_MODES, BotSettings, BridgeSettings
 
 log = logging.getLogger(__name__)

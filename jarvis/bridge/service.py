@@ -31,19 +31,16 @@ poller acts on them at its next turn.
 from __future__ import annotations
 
 import logging
-import signal
-import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
-from jarvis.bridge.answering import Answerer, QueuedAnswerer, Worker
+from jarvis.bridge.answering import Answerer, QueuedAnswerer, AnswerThread
 from jarvis.bridge.connection import AUTO, ChatClient, api_endpoint, check_token
 from jarvis.bridge.dispatch import Dispatcher
 from jarvis.bridge.events import BridgeStats, PlayerNames, log_event
 from jarvis.bridge.feedback import Feedback
-from jarvis.bridge.layout import ReplyLayout
+from jarvis.bridge.reply_layout import ReplyLayout
 from jarvis.bridge.outbox import Outbox
 from jarvis.bridge.player import PlayerBot, bot_endpoint, check_bot
 from jarvis.bridge.reconnect import Link, back_notice
@@ -52,6 +49,7 @@ from jarvis.bridge.shutdown import shut_down
 from jarvis.bridge.transport import ConnectionLost, Connector, PollFailed, SettingError, StopFlag, Transport
 from jarvis.bridge.wire import DIALECTS
 from jarvis.config import BotSettings, BridgeSettings
+from jarvis.signals import handle_signals
 
 if TYPE_CHECKING:
     from jarvis.questionlog import QuestionLog
@@ -96,7 +94,7 @@ class Bridge:
         self.feedback = Feedback(question_log, self.layout, self.outbox, names)
         self.dispatcher = Dispatcher(settings, layout=self.layout, outbox=self.outbox, feedback=self.feedback,
                                      stats=self.stats, names=names)
-        self.worker = Worker(answerer, self.dispatcher.questions, layout=self.layout, outbox=self.outbox,
+        self.worker = AnswerThread(answerer, self.dispatcher.questions, layout=self.layout, outbox=self.outbox,
                              feedback=self.feedback, names=names, stopping=self._stopping)
         endpoint = bot_endpoint(bot) if bot is not None else api_endpoint(settings)
         self.link = Link(connect or self._open_transport, endpoint, stats=self.stats, stopping=self._stopping)
@@ -231,33 +229,6 @@ class Bridge:
                   stats=self.stats)
 
 
-@contextmanager
-def _handle_signals(bridge: Bridge) -> Iterator[None]:
-    """SIGINT/SIGTERM stop the bridge cleanly (a second SIGINT interrupts at once); SIGHUP reloads."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handle(signum, frame):  # noqa: ARG001 - signal API
-        # Nothing here may take a lock the interrupted main thread could hold (an Event's, logging's):
-        # plain attributes only; the poller logs the signal and acts on it at its next turn.
-        if bridge.stopping and signum == signal.SIGINT:
-            raise KeyboardInterrupt
-        if signum == getattr(signal, "SIGHUP", None):
-            bridge.request_reload()
-        else:
-            bridge.stop()
-        bridge.on_signal(signal.Signals(signum).name)
-
-    wanted = [signal.SIGINT, signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
-    previous = {sig: signal.signal(sig, handle) for sig in wanted}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
 def serve(settings: BridgeSettings, answerer: Answerer | QueuedAnswerer, max_questions: int | None = None, *,
           bot: BotSettings | None = None, salt: bytes = b"", log_player_names: bool = False,
           profiles: Path | None = None, reload: Reloader | None = None, question_log: QuestionLog | None = None) -> int:
@@ -270,6 +241,6 @@ def serve(settings: BridgeSettings, answerer: Answerer | QueuedAnswerer, max_que
     """
     bridge = Bridge(settings, answerer, max_questions=max_questions, bot=bot, salt=salt,
                     log_player_names=log_player_names, profiles=profiles, reload=reload, question_log=question_log)
-    with _handle_signals(bridge):
+    with handle_signals(bridge, noted=bridge.on_signal):
         bridge.run()
     return 0

@@ -13,10 +13,10 @@ import queue
 import time
 from dataclasses import asdict
 
-from jarvis.bridge.answering import Worker
+from jarvis.bridge.answering import AnswerThread
 from jarvis.bridge.chat import Question
 from jarvis.bridge.events import BridgeStats, log_event
-from jarvis.bridge.layout import ReplyLayout
+from jarvis.bridge.reply_layout import ReplyLayout
 from jarvis.bridge.outbox import Outbox
 from jarvis.bridge.reconnect import Link
 from jarvis.bridge.transport import ConnectionLost, OutLine, PollFailed, Transport
@@ -29,7 +29,7 @@ def going_offline(left: int) -> str:
     return f"Going offline, {left} question(s) left unanswered, sorry."
 
 
-def shut_down(settings: BridgeSettings, *, worker: Worker | None, questions: queue.Queue[Question], done: bool,
+def shut_down(settings: BridgeSettings, *, worker: AnswerThread | None, questions: queue.Queue[Question], done: bool,
               link: Link, outbox: Outbox, layout: ReplyLayout, stats: BridgeStats) -> None:
     """Stop serving (see the module doc). ``worker``: None when it never started; ``done``: stopped
     because max_questions were answered (nothing is left to wait for or to say)."""

@@ -35,7 +35,6 @@ command early, and answers read "(source: Cow)".
 """
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -104,15 +103,3 @@ def chat_safe(text: str) -> str:
         elif category != "Cf":
             out.append(char)
     return _SPACES.sub(" ", "".join(out)).strip()
-
-
-def format_event(event: str, **fields: object) -> str:
-    """One log line: ``event=name key=value ...``; strings JSON-quoted (a newline cannot split it)."""
-    parts = [f"event={event}"]
-    for key, value in fields.items():
-        if isinstance(value, float):
-            value = round(value, 3)
-        elif not isinstance(value, (int, bool)) and value is not None:
-            value = json.dumps(str(value), ensure_ascii=False)
-        parts.append(f"{key}={value}")
-    return " ".join(parts)

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from jarvis.lexical import TermAnalyzer
 from jarvis.readers.placement import is_table_row, placement_fit
-from jarvis.readers.questions import QUANTITY, answer_kind
+from jarvis.readers.question_kinds import QUANTITY, answer_kind
 
 # A page not in a ranking's top counts as this far down it.
 UNRANKED = 10
@@ -81,7 +81,7 @@ def place_signals(question: str, span) -> dict[str, float]:
 
     - ``table_row``: it was read in a table row, not in prose (a colour's spawn chance answers "what do
       sheep drop" badly);
-    - ``section_fit``: how surely its section holds what the question asks for (readers/questions.py: 1 a
+    - ``section_fit``: how surely its section holds what the question asks for (readers/question_kinds.py: 1 a
       drops question answered under "Drops", -1 under a section that never holds it);
     - ``quantity_without_number``: a "how many / how much / how long" question answered with no number;
     - ``question_words``: how long the question is (log): long-winded questions read less surely.

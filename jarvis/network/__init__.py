@@ -4,7 +4,7 @@
         serve(config.bridge, pool, ...)                          # the bridge hands it each question
         answer = pool.ask("what do cows drop?")                  # or asks and waits
 
-    worker = Worker(RedisLink(config.redis), jarvis.ask, reader_name=jarvis.reader.name)
+    worker = PoolWorker(RedisLink(config.redis), jarvis.ask, reader_name=jarvis.reader.name)
     worker.run()                                                  # `jarvis worker`
 
 Modules: link.py (the URL, its secret, the client, backoff), wire.py (what a question and a reply
@@ -18,7 +18,7 @@ from __future__ import annotations
 from jarvis.config import Config
 from jarvis.network.client import BUSY_NOTICE, Asked, PoolBusy, PoolClient, PoolStats, PoolTimeout
 from jarvis.network.link import NetworkError, RedisLink, RedisURLError, parse_url, redact
-from jarvis.network.worker import Worker, WorkerStats
+from jarvis.network.worker import PoolWorker, WorkerStats
 
 
 def open_pool(config: Config, *, origin: str = "serve", salt: bytes = b"") -> PoolClient:
@@ -39,4 +39,4 @@ def open_pool(config: Config, *, origin: str = "serve", salt: bytes = b"") -> Po
 
 
 __all__ = ["BUSY_NOTICE", "Asked", "NetworkError", "PoolBusy", "PoolClient", "PoolStats", "PoolTimeout", "RedisLink",
-           "RedisURLError", "Worker", "WorkerStats", "open_pool", "parse_url", "redact"]
+           "RedisURLError", "PoolWorker", "WorkerStats", "open_pool", "parse_url", "redact"]

@@ -35,10 +35,10 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, replace
 from typing import Callable, Hashable, Protocol
 
-from jarvis.bridge.wire import format_event
+from jarvis.logs import format_event
 from jarvis.errors import JarvisError
 from jarvis.network.link import LOST, Backoff, RedisLink
-from jarvis.network.wire import (BadMessage, QuestionMessage, ReplyMessage, new_id, questions_key, replies_key)
+from jarvis.network.messages import (BadMessage, QuestionMessage, ReplyMessage, new_id, questions_key, replies_key)
 from jarvis.pipeline import Answer, QuestionError, check_question
 
 log = logging.getLogger(__name__)

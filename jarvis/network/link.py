@@ -22,7 +22,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from jarvis.bridge.wire import format_event
+from jarvis.logs import format_event
 from jarvis.config import RedisSettings
 from jarvis.errors import JarvisError
 

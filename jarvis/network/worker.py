@@ -1,6 +1,6 @@
 """A worker of the pool: answers questions from the Redis stream with its own loaded index and reader.
 
-    worker = Worker(RedisLink(settings), jarvis.ask, reader_name=jarvis.reader.name)
+    worker = PoolWorker(RedisLink(settings), jarvis.ask, reader_name=jarvis.reader.name)
     worker.run()            # until stop() (SIGTERM through the CLI): the question in hand is finished first
 
 The stream ``<prefix>:questions`` is read with the consumer group ``settings.group``; any number of
@@ -36,11 +36,11 @@ from typing import Callable
 import redis
 
 from jarvis.bridge.transport import StopFlag
-from jarvis.bridge.wire import format_event
+from jarvis.logs import format_event
 from jarvis.config import RedisSettings
 from jarvis.errors import JarvisError, first_line
 from jarvis.network.link import LOST, Backoff, RedisLink
-from jarvis.network.wire import (UNREADABLE, BadMessage, QuestionMessage, ReplyMessage, questions_key,
+from jarvis.network.messages import (UNREADABLE, BadMessage, QuestionMessage, ReplyMessage, questions_key,
                                  replies_key)
 from jarvis.pipeline import Answer, QuestionError
 
@@ -77,7 +77,7 @@ def consumer_name() -> str:
     return f"{socket.gethostname()[:40]}-{os.getpid()}-{os.urandom(2).hex()}"
 
 
-class Worker:
+class PoolWorker:
     """Reads questions from the stream, answers them, writes the replies; see the module docstring."""
 
     def __init__(self, link: RedisLink, answer: Answerer, *, reader_name: str, name: str | None = None,

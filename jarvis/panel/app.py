@@ -49,7 +49,7 @@ class Desk:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def searcher(self):
-        from index import Searcher
+        from jarvis.index import Searcher
 
         with self._lock:
             if self._searcher is None:
@@ -419,7 +419,7 @@ def _top_pages(rows: list[log_view.Row]) -> list[tuple[str, str, int]]:
 
 
 def _live(desk: Desk):
-    from index.layout import IndexDir
+    from jarvis.index.layout import IndexDir
 
     return IndexDir(desk.index_dir).live_or_none()
 
@@ -427,7 +427,7 @@ def _live(desk: Desk):
 def _candidates(desk: Desk, question: str, limit: int = 12) -> list[dict]:
     """Sentences of the pages the index finds for a question, those sharing most words with it first: what the
     admin may pick as the answer."""
-    from crawler.sentences import split_sentences
+    from jarvis.crawler.sentences import split_sentences
     from jarvis.lexical import TermAnalyzer
 
     try:

@@ -26,8 +26,8 @@ def guide_folder(config: Config, index_dir: Path) -> Path:
     """Where taught answers go: [panel] guide, else the guide the index was built with, else $JARVIS_HOME/guide."""
     if config.panel.guide:
         return Path(config.panel.guide).expanduser()
-    from index import GuideSource, recorded_sources
-    from index.layout import IndexDir
+    from jarvis.index import GuideSource, recorded_sources
+    from jarvis.index.layout import IndexDir
 
     live = IndexDir(index_dir).live_or_none()
     for source in recorded_sources(live.meta.sources) if live is not None else []:

@@ -145,7 +145,7 @@ class GuideShelf:
         return taught
 
     def has_pages(self) -> bool:
-        from crawler.guide import guide_files
+        from jarvis.crawler.guide import guide_files
 
         return self.guide.is_dir() and bool(guide_files(self.guide))
 
@@ -157,7 +157,7 @@ class GuideShelf:
         return self.folder / f"{answer_id}.md"
 
     def _check_title(self, title: str, answer_id: str) -> None:
-        from crawler.guide import GuideError, read_guide_page, guide_files
+        from jarvis.crawler.guide import GuideError, read_guide_page, guide_files
 
         if not self.guide.is_dir():
             return
@@ -173,7 +173,7 @@ class GuideShelf:
                                  f"({path.relative_to(self.guide).as_posix()}): give this answer another title")
 
     def _read(self, path: Path) -> TaughtAnswer:
-        from crawler.guide import GuideError, _front_matter
+        from jarvis.crawler.guide import GuideError, _front_matter
 
         try:
             front, _ = _front_matter(path.read_text(encoding="utf-8"), path)
@@ -218,15 +218,15 @@ class IndexRebuilder:
         self.status.generation = live.name if live is not None else ""
 
     def _live(self):
-        from index.layout import IndexDir
+        from jarvis.index.layout import IndexDir
 
         return IndexDir(self.index_dir).live_or_none()
 
     def sources(self):
         """What the next generation is built from: the live one's sources, the guide folder in place of the
         guide it records (or added), or left out when it holds no page."""
-        from crawler.guide import guide_files
-        from index import CorpusSource, GuideSource, recorded_sources
+        from jarvis.crawler.guide import guide_files
+        from jarvis.index import CorpusSource, GuideSource, recorded_sources
 
         live = self._live()
         if live is None:
@@ -305,18 +305,18 @@ class IndexRebuilder:
         threading.Thread(target=load, name="panel-encoder", daemon=True).start()
 
     def _load_encoder(self):
-        from index import get_profile
+        from jarvis.index import get_profile
 
         live = self._live()
         with self._encoder_lock:
             if self._encoder is None and live is not None and get_profile(live.meta.profile).dense:
-                from index.dense import DenseEncoder
+                from jarvis.index.dense import DenseEncoder
 
                 self._encoder = DenseEncoder.load(self.encoder_cache or None)
             return self._encoder
 
     def _build(self) -> None:
-        from index import build_index, get_profile
+        from jarvis.index import build_index, get_profile
 
         sources, profile = self.sources()
         encoder = self._load_encoder() if get_profile(profile).dense else None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from jarvis.config import Config
 from jarvis.questionlog.log import FEEDBACK_KINDS, QuestionLog, answer_facts, rotated_paths
-from jarvis.questionlog.report import LogContents, ReportError, UsageReport, build_report, parse_since, read_log
+from jarvis.questionlog.usage_report import LogContents, ReportError, UsageReport, build_report, parse_since, read_log
 
 
 def open_question_log(config: Config) -> QuestionLog | None:

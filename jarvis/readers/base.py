@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
-from crawler.sentences import split_sentences
+from jarvis.crawler.sentences import split_sentences
 from jarvis.errors import JarvisError
 
 

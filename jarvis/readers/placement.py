@@ -4,7 +4,7 @@ The reader ranks its candidate spans by how far each beats its window's no-answe
 drop" that put a colour's spawn chance ("Pink — Chance: 0.164%", a row of the Spawning table) above the
 sentence under Drops that says what a sheep drops: the row's words overlap the question's more. A span read
 in a table row, or in a section that never holds what the question asks for, gives way here to a candidate
-read in prose under a section that holds it (``section_fit``, readers/questions.py: "Drops" for a drops
+read in prose under a section that holds it (``section_fit``, readers/question_kinds.py: "Drops" for a drops
 question, "Spawning" for a where question), when the reader was nearly as sure of that one: its margin at
 most ``PlacementSettings.slack`` below.
 
@@ -17,7 +17,7 @@ from typing import Sequence
 
 from jarvis.config import PlacementSettings
 from jarvis.readers.base import Span
-from jarvis.readers.questions import answer_kind, question_topics, section_fit
+from jarvis.readers.question_kinds import answer_kind, question_topics, section_fit
 
 # A table row as the crawler writes it (crawler/extract.py): "Subject — Header: value; Header: value."
 TABLE_ROW = re.compile(r"^[^—\n]{1,80} — [^:;\n]{1,60}: ")

@@ -13,7 +13,7 @@ part scaled to [0, 1]:
   ``embedder.embed(texts) -> unit vectors``); only the best ``dense_candidates`` by the other
   parts are embedded, so the embedder's cost is bounded too;
 - the section path matched to what the question asks for (the question classifier,
-  jarvis/readers/questions.py): a drops question prefers "Drops", a where/spawn question "Spawning" /
+  jarvis/readers/question_kinds.py): a drops question prefers "Drops", a where/spawn question "Spawning" /
   "Natural generation" / "Location", a craft/get question "Obtaining" / "Crafting", "what is X" the
   page's lead;
 - what a how-long / how-many question asks for: a passage holding a duration, a number;
@@ -31,7 +31,7 @@ from typing import Protocol, Sequence
 from jarvis.config import PassageSettings
 from jarvis.lexical import TermAnalyzer, bm25_scores
 from jarvis.readers.base import Passage
-from jarvis.readers.questions import in_answer_section, measure_patterns, question_topics
+from jarvis.readers.question_kinds import in_answer_section, measure_patterns, question_topics
 
 # Whoosh's RegexTokenizer pattern (the analyzer's first stage): splitting with it and analysing word by
 # word gives exactly the analyzer's terms, since every later stage works on one token at a time.

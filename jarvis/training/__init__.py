@@ -91,7 +91,7 @@ def search_all(searcher, questions: Sequence[str], k: int, progress: bool = Fals
     together first (one batched pass through the encoder instead of one per question)."""
     from tqdm import tqdm
 
-    from index.search import question_words
+    from jarvis.index.search import question_words
 
     hits: dict[str, list] = {}
     unique = list(dict.fromkeys(questions))

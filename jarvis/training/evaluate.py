@@ -85,7 +85,7 @@ def best_spans(model, tokenizer, examples: Sequence[QAExample], max_seq_len: int
 
 def dev_f1(model, tokenizer, examples: Sequence[QAExample], max_seq_len: int, doc_stride: int) -> DevScore:
     """F1 and exact match of the best spans against the golds, over the questions that have an answer example."""
-    from eval.metrics import best_f1, exact_match
+    from jarvis.eval.metrics import best_f1, exact_match
 
     golds: dict[str, tuple[str, ...]] = defaultdict(tuple)
     for e in examples:

@@ -6,8 +6,8 @@ the sample wiki (wikis/samplewiki) and the real-wiki test bed (wikis/realbed) do
 ``LoggedStore``; ``ChangeLog`` (changes.py) keeps the recent changes of
 a store whose pages change at run time. See docs/crawler-api.md.
 """
-from wikis.actionapi.api import ActionApi, ApiAnswer
-from wikis.actionapi.changes import ChangeLog, LoggedStore
-from wikis.actionapi.store import Change, PageStore, SiteInfo, StoredPage, api_timestamp
+from jarvis_lab.actionapi.api import ActionApi, ApiAnswer
+from jarvis_lab.actionapi.changes import ChangeLog, LoggedStore
+from jarvis_lab.actionapi.store import Change, PageStore, SiteInfo, StoredPage, api_timestamp
 
 __all__ = ["ActionApi", "ApiAnswer", "Change", "ChangeLog", "LoggedStore", "PageStore", "SiteInfo", "StoredPage", "api_timestamp"]

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from wikis.actionapi.store import Change, PageStore, StoredPage, api_timestamp
+from jarvis_lab.actionapi.store import Change, PageStore, StoredPage, api_timestamp
 
 MAX_LIMIT = 500
 DEFAULT_LIMIT = 10

@@ -12,7 +12,7 @@ import itertools
 import threading
 import time
 
-from wikis.actionapi.store import Change, SiteInfo
+from jarvis_lab.actionapi.store import Change, SiteInfo
 
 
 class ChangeLog:

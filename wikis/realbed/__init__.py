@@ -3,11 +3,11 @@ never copied into the project) served as minecraft.wiki serves them, for crawlin
 
 - ``RealBed.load()``: the pages, titles and redirects (``bed.py``);
 - ``serve_realbed_wiki`` / ``start_realbed_wiki``: the site over HTTP (``jarvis realbed-wiki``; ``site.py``);
-- ``RealBedStore``: the bed as a wikis.actionapi page store, behind the site's ``/api.php`` (``store.py``).
+- ``RealBedStore``: the bed as a jarvis_lab.actionapi page store, behind the site's ``/api.php`` (``store.py``).
 """
-from wikis.realbed.bed import RealBed, RealBedError, RealBedMissing
-from wikis.realbed.store import RealBedStore
-from wikis.realbed.site import RealBedServer, RealBedSite, serve_realbed_wiki, start_realbed_wiki
+from jarvis_lab.realbed.bed import RealBed, RealBedError, RealBedMissing
+from jarvis_lab.realbed.store import RealBedStore
+from jarvis_lab.realbed.site import RealBedServer, RealBedSite, serve_realbed_wiki, start_realbed_wiki
 
 __all__ = ["RealBed", "RealBedError", "RealBedMissing", "RealBedServer", "RealBedSite", "RealBedStore", "serve_realbed_wiki",
            "start_realbed_wiki"]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from jarvis.config import REALBED_PAGES
 from jarvis.errors import JarvisError
-from wikis.samplewiki.titles import dbkey
+from jarvis_lab.samplewiki.titles import dbkey
 
 BLOCK_KINDS = ("p", "li", "hatnote", "table")
 

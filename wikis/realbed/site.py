@@ -31,13 +31,13 @@ import jinja2
 from markupsafe import Markup
 
 from jarvis.config import REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST
-from wikis.realbed.bed import BedPage, RealBed
-from wikis.realbed.store import RealBedStore
-from wikis.samplewiki.body import esc, esc_attr, unique_anchor, wrap_parser_output
-from wikis.samplewiki.render import API_PATH, MEDIAWIKI_VERSION, edited_date
-from wikis.samplewiki.server import STATIC_DIR, Response, SiteServer
-from wikis.samplewiki.titles import MAIN_PAGE, SITE_NAME, css_class, dbkey, index_php, namespace_number, url_path
-from wikis.actionapi import ActionApi
+from jarvis_lab.realbed.bed import BedPage, RealBed
+from jarvis_lab.realbed.store import RealBedStore
+from jarvis_lab.samplewiki.body import esc, esc_attr, unique_anchor, wrap_parser_output
+from jarvis_lab.samplewiki.render import API_PATH, MEDIAWIKI_VERSION, edited_date
+from jarvis_lab.samplewiki.server import STATIC_DIR, Response, SiteServer
+from jarvis_lab.samplewiki.titles import MAIN_PAGE, SITE_NAME, css_class, dbkey, index_php, namespace_number, url_path
+from jarvis_lab.actionapi import ActionApi
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 # minecraft.wiki-style rules with wildcards (RFC 9309). The last one matches real pages of the bed:

@@ -13,14 +13,14 @@ import threading
 import time
 from typing import Callable
 
-from wikis.realbed.bed import BedPage, RealBed, RealBedError, Section
-from wikis.samplewiki.store import site_info
-from wikis.samplewiki.titles import MAIN_PAGE, dbkey, namespace_number, normalize_title
-from wikis.actionapi import LoggedStore, StoredPage
+from jarvis_lab.realbed.bed import BedPage, RealBed, RealBedError, Section
+from jarvis_lab.samplewiki.store import site_info
+from jarvis_lab.samplewiki.titles import MAIN_PAGE, dbkey, namespace_number, normalize_title
+from jarvis_lab.actionapi import LoggedStore, StoredPage
 
 
 class RealBedStore(LoggedStore):
-    """Implements wikis.actionapi.PageStore over a RealBed; ``content_html(title)`` renders a page's
+    """Implements jarvis_lab.actionapi.PageStore over a RealBed; ``content_html(title)`` renders a page's
     ``.mw-parser-output`` (the mirror's renderer)."""
 
     def __init__(self, bed: RealBed, content_html: Callable[[str], str], server: str) -> None:

@@ -5,12 +5,12 @@
 - ``serve_sample_wiki`` / ``start_sample_wiki``: the site over HTTP (``jarvis sample-wiki``), with
   ``/api.php`` (wikis/actionapi over ``store.SampleWikiStore``) and edits at run time for tests
   (``server.site.edit/create/move/delete``).
-- ``build_corpus``: ``corpus.jsonl`` from the same sources (``python -m wikis.samplewiki build-corpus``).
+- ``build_corpus``: ``corpus.jsonl`` from the same sources (``python -m jarvis_lab.samplewiki build-corpus``).
 """
-from wikis.samplewiki.corpus import build_corpus, corpus_pages
-from wikis.samplewiki.server import SampleWikiError, SampleWikiServer, serve_sample_wiki, start_sample_wiki
-from wikis.samplewiki.site import SampleWiki
-from wikis.samplewiki.source import SourceError
+from jarvis_lab.samplewiki.corpus import build_corpus, corpus_pages
+from jarvis_lab.samplewiki.server import SampleWikiError, SampleWikiServer, serve_sample_wiki, start_sample_wiki
+from jarvis_lab.samplewiki.site import SampleWiki
+from jarvis_lab.samplewiki.source import SourceError
 
 __all__ = ["SampleWiki", "SampleWikiError", "SampleWikiServer", "SourceError", "build_corpus", "corpus_pages",
            "serve_sample_wiki", "start_sample_wiki"]

@@ -1,4 +1,4 @@
-"""python -m wikis.samplewiki build-corpus | check
+"""python -m jarvis_lab.samplewiki build-corpus | check
 
 build-corpus  regenerate corpus.jsonl from the article sources (--check: only tell whether it is up to date)
 check         list problems in the sources: bad links, titles, shared paragraphs, unsupported markup
@@ -12,12 +12,12 @@ from pathlib import Path
 
 from jarvis.config import BUNDLED_CORPUS
 from jarvis.errors import JarvisError
-from wikis.samplewiki.corpus import build_corpus
-from wikis.samplewiki.site import SampleWiki
+from jarvis_lab.samplewiki.corpus import build_corpus
+from jarvis_lab.samplewiki.site import SampleWiki
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m wikis.samplewiki", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m jarvis_lab.samplewiki", description=__doc__.splitlines()[0])
     subs = parser.add_subparsers(dest="command", required=True)
     build = subs.add_parser("build-corpus", help="regenerate the bundled corpus from the article sources")
     build.add_argument("--out", type=Path, default=BUNDLED_CORPUS, help="corpus JSONL to write (default: the bundled one)")
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
                 build_corpus(fresh, wiki)
                 current = args.out.read_bytes() if args.out.is_file() else b""
                 if fresh.read_bytes() != current:
-                    print(f"{args.out} is out of date: run python -m wikis.samplewiki build-corpus", file=sys.stderr)
+                    print(f"{args.out} is out of date: run python -m jarvis_lab.samplewiki build-corpus", file=sys.stderr)
                     return 1
             print(f"{args.out} is up to date")
             return 0

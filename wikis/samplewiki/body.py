@@ -13,12 +13,12 @@ from __future__ import annotations
 import html
 from urllib.parse import quote
 
-from wikis.samplewiki.site import SampleWiki
-from wikis.samplewiki.source import (
+from jarvis_lab.samplewiki.site import SampleWiki
+from jarvis_lab.samplewiki.source import (
     Article, Block, Bold, Heading, Inlines, Link, ListBlock, Paragraph, Ref, Table, Text, iter_block_inlines,
     plain_text,
 )
-from wikis.samplewiki.titles import dbkey, index_php, normalize_title, split_namespace, talk_title, url_path
+from jarvis_lab.samplewiki.titles import dbkey, index_php, normalize_title, split_namespace, talk_title, url_path
 
 TOC_MIN_HEADINGS = 4          # MediaWiki shows a table of contents from four headings on
 IMAGE_SIZE = 150

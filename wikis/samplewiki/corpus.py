@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crawler.corpus import Page, write_corpus
-from crawler.page_kinds import classify_page
-from crawler.settings import CrawlSettings
-from crawler.tables import Grid, cell_text, row_texts
+from jarvis.crawler.corpus import Page, write_corpus
+from jarvis.crawler.page_kinds import classify_page
+from jarvis.crawler.settings import CrawlSettings
+from jarvis.crawler.tables import Grid, cell_text, row_texts
 from jarvis.config import BUNDLED_CORPUS
-from wikis.samplewiki.server import DEFAULT_PORT
-from wikis.samplewiki.site import SampleWiki
-from wikis.samplewiki.source import Block, Heading, ListBlock, Paragraph, Table, collapse_whitespace, plain_text
-from wikis.samplewiki.titles import SITE_NAME, SPINOFF_NAMESPACES, namespace_number, split_namespace, url_path
+from jarvis_lab.samplewiki.server import DEFAULT_PORT
+from jarvis_lab.samplewiki.site import SampleWiki
+from jarvis_lab.samplewiki.source import Block, Heading, ListBlock, Paragraph, Table, collapse_whitespace, plain_text
+from jarvis_lab.samplewiki.titles import SITE_NAME, SPINOFF_NAMESPACES, namespace_number, split_namespace, url_path
 
 DEFAULT_BASE_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from wikis.samplewiki.body import IMAGE_SIZE, Body, esc, esc_attr, image_path, wrap_parser_output
-from wikis.samplewiki.site import SampleWiki
-from wikis.samplewiki.source import Link, parse_body
-from wikis.samplewiki.titles import (
+from jarvis_lab.samplewiki.body import IMAGE_SIZE, Body, esc, esc_attr, image_path, wrap_parser_output
+from jarvis_lab.samplewiki.site import SampleWiki
+from jarvis_lab.samplewiki.source import Link, parse_body
+from jarvis_lab.samplewiki.titles import (
     MAIN_PAGE, SITE_NAME, css_class, dbkey, index_php, namespace_number, normalize_title, split_namespace,
     talk_title, url_path,
 )

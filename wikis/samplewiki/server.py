@@ -26,12 +26,12 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from jarvis.config import SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT
 from jarvis.errors import JarvisError
-from wikis.samplewiki.render import API_PATH, HtmlPage, Renderer
-from wikis.samplewiki.site import SampleWiki
-from wikis.samplewiki.special import Redirect, special_page
-from wikis.samplewiki.store import SampleWikiStore
-from wikis.actionapi import ActionApi
-from wikis.samplewiki.titles import MAIN_PAGE, dbkey, namespace_number, normalize_title, split_namespace, url_path
+from jarvis_lab.samplewiki.render import API_PATH, HtmlPage, Renderer
+from jarvis_lab.samplewiki.site import SampleWiki
+from jarvis_lab.samplewiki.special import Redirect, special_page
+from jarvis_lab.samplewiki.store import SampleWikiStore
+from jarvis_lab.actionapi import ActionApi
+from jarvis_lab.samplewiki.titles import MAIN_PAGE, dbkey, namespace_number, normalize_title, split_namespace, url_path
 
 log = logging.getLogger(__name__)
 

@@ -15,12 +15,12 @@ from typing import Iterator
 
 import yaml
 
-from crawler.corpus import normalize_text
-from wikis.samplewiki.source import (
+from jarvis.crawler.corpus import normalize_text
+from jarvis_lab.samplewiki.source import (
     GROUPS, Article, Block, Inlines, Link, SourceError, Text, iter_block_inlines, iter_links, load_articles,
     parse_body,
 )
-from wikis.samplewiki.titles import (
+from jarvis_lab.samplewiki.titles import (
     MAIN_PAGE, SPINOFF_NAMESPACES, namespace_number, normalize_title, split_namespace,
 )
 

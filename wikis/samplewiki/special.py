@@ -9,10 +9,10 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
-from wikis.samplewiki.body import Body, esc
-from wikis.samplewiki.render import HtmlPage, PageView, Renderer, edited_date
-from wikis.samplewiki.source import Link
-from wikis.samplewiki.titles import MAIN_PAGE, normalize_title, url_path
+from jarvis_lab.samplewiki.body import Body, esc
+from jarvis_lab.samplewiki.render import HtmlPage, PageView, Renderer, edited_date
+from jarvis_lab.samplewiki.source import Link
+from jarvis_lab.samplewiki.titles import MAIN_PAGE, normalize_title, url_path
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ import dataclasses
 import threading
 import time
 
-from wikis.samplewiki.render import Renderer, page_id
-from wikis.samplewiki.site import SampleWiki
-from wikis.samplewiki.source import Article, SourceError, parse_body
-from wikis.samplewiki.titles import MAIN_PAGE, NAMESPACES, SITE_NAME, namespace_number, normalize_title
-from wikis.actionapi import LoggedStore, SiteInfo, StoredPage
+from jarvis_lab.samplewiki.render import Renderer, page_id
+from jarvis_lab.samplewiki.site import SampleWiki
+from jarvis_lab.samplewiki.source import Article, SourceError, parse_body
+from jarvis_lab.samplewiki.titles import MAIN_PAGE, NAMESPACES, SITE_NAME, namespace_number, normalize_title
+from jarvis_lab.actionapi import LoggedStore, SiteInfo, StoredPage
 
 
 def site_info(server: str) -> SiteInfo:
@@ -27,7 +27,7 @@ def site_info(server: str) -> SiteInfo:
 
 
 class SampleWikiStore(LoggedStore):
-    """Implements wikis.actionapi.PageStore over a SampleWiki and its Renderer."""
+    """Implements jarvis_lab.actionapi.PageStore over a SampleWiki and its Renderer."""
 
     def __init__(self, wiki: SampleWiki, renderer: Renderer, server: str) -> None:
         super().__init__(site_info(server))

@@ -6,7 +6,7 @@ answers. One module per job:
 
 - phrases.py: the phrase of each answer kind in a sentence (a number, a place, a recipe, a tool, drops)
   and how an answer is trimmed to it (the kinds, and which sections hold them: the question classifier,
-  jarvis/readers/questions.py);
+  jarvis/readers/question_kinds.py);
 - blocks.py: paragraphs and lists grouped into blocks, and sentences;
 - trimming.py: the part of a sentence that answers;
 - reader.py: SentenceReader, which scores blocks and sentences (weights: config.FallbackSettings).
@@ -23,7 +23,7 @@ from jarvis.config import FallbackSettings
 from jarvis.errors import JarvisError
 from jarvis.readers.fallback.reader import SentenceReader
 from jarvis.readers.base import ModelUnavailableError
-from jarvis.readers.questions import DROPS, METHOD, PLACE, PURPOSE, QUANTITY, RECIPE, TOOL, YES_NO, answer_kind
+from jarvis.readers.question_kinds import DROPS, METHOD, PLACE, PURPOSE, QUANTITY, RECIPE, TOOL, YES_NO, answer_kind
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def load_fallback_reader(variant: str = "auto", settings: FallbackSettings | Non
     ``encoder``: an already loaded index.dense.DenseEncoder to share (the searcher's), else one is loaded;
     ``glossary``: the index's players' words (index.glossary.Glossary), else the bundled ones.
     """
-    from index.dense import DenseEncoder, EncoderUnavailableError
+    from jarvis.index.dense import DenseEncoder, EncoderUnavailableError
 
     if variant not in FALLBACK_VARIANTS:
         raise FallbackError(f"unknown fallback reader {variant!r} (choose from {', '.join(FALLBACK_VARIANTS)})")

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from crawler.table_rows import parse_row
+from jarvis.crawler.table_rows import parse_row
 from jarvis.readers.fallback.trimming import strip_span
-from crawler.sentences import split_sentences
+from jarvis.crawler.sentences import split_sentences
 from jarvis.readers.base import Passage
 
 MAX_LIST_ITEM_WORDS = 40     # a longer paragraph after a lead-in line is prose again, not a list item

@@ -1,6 +1,6 @@
 """Answer phrases: the phrase of each answer kind in a sentence (a number, a place, a recipe, a tool, drops,
 a means...), whether a sentence holds one, and the answer trimmed to it. The kinds are the question
-classifier's (jarvis/readers/questions.py: ``answer_kind(question)``); this is the fallback reader's
+classifier's (jarvis/readers/question_kinds.py: ``answer_kind(question)``); this is the fallback reader's
 knowledge of how the wiki's sentences say them.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Callable
 
 from jarvis.lexical import TermAnalyzer
 from jarvis.readers.fallback.trimming import PARTICIPLE_CLAUSE, clause_end, strip_span
-from jarvis.readers.questions import (CONSEQUENCE, DROPS, METHOD, PLACE, PURPOSE, QUANTITY, RECIPE, TOOL, WHICH, YES_NO,
+from jarvis.readers.question_kinds import (CONSEQUENCE, DROPS, METHOD, PLACE, PURPOSE, QUANTITY, RECIPE, TOOL, WHICH, YES_NO,
                                       asked_measure, how_measure)
 
 # A number: "8", "1.5", "1,280", "0-2", "20-34", "Y=40", "25%", a fraction "1⁄3", a duration "2:28" or

@@ -6,7 +6,7 @@
    page (a question with no word beyond the page's subject asks for the definition), whether
    its section holds the kind of answer asked for ("Drops", "Spawning", "Crafting") or is named
    by a word of the question ("Taming" for "how do I tame"), and whether a sentence of it holds
-   the kind of phrase asked for (phrases.py; the kinds: jarvis/readers/questions.py).
+   the kind of phrase asked for (phrases.py; the kinds: jarvis/readers/question_kinds.py).
 3. Which page: the subject's own page. When a page of the results is what the question is about
    (every word of its title is asked; the best-ranked such page) and it says anything about the
    question, only its blocks are read: a page about something else never answers then, and on it
@@ -20,15 +20,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from crawler.table_rows import parse_row
-from crawler.tables import INGREDIENTS_HEADER
-from index.glossary import ACTION, NAME, PROSE, Glossary
+from jarvis.crawler.table_rows import parse_row
+from jarvis.crawler.tables import INGREDIENTS_HEADER
+from jarvis.index.glossary import ACTION, NAME, PROSE, Glossary
 from jarvis.config import FallbackSettings
-from jarvis.readers import questions
+from jarvis.readers import question_kinds
 from jarvis.readers.fallback.blocks import Block, Sentence, split_blocks
 from jarvis.readers.fallback.phrases import (EXPERIENCE, TOOL_MATERIAL, holds_answer_kind, is_no_drop, measure_units,
                                              names_a_place, query_terms, trim_to_answer_kind)
-from jarvis.readers.questions import (DROPS, METHOD, PLACE, PROPERTY_STEMS, QUANTITY, RECIPE, SURE_SECTION, TOOL,
+from jarvis.readers.question_kinds import (DROPS, METHOD, PLACE, PROPERTY_STEMS, QUANTITY, RECIPE, SURE_SECTION, TOOL,
                                       counted_words, measure_headers, section_fit)
 from jarvis.readers.fallback.trimming import answer_opening, answer_start, clause_end, says_something, strip_span
 from jarvis.lexical import TermAnalyzer, Word, bm25_scores
@@ -104,7 +104,7 @@ class SentenceReader:
         trims = [self.trim(question, s.sentence) for s in scored]
         answers = [s.sentence.passage.text[start:end] for s, (start, end) in zip(scored, trims)]
         similarity = self._sentence_similarity(question, scored[:n])
-        answer_kind = questions.answer_kind(question)
+        answer_kind = question_kinds.answer_kind(question)
         spans = []
         for rank, (candidate, (start, end)) in enumerate(zip(scored[:n], trims)):
             signals = self._signals(scored, rank, answers, (start, end), answer_kind)
@@ -162,7 +162,7 @@ class SentenceReader:
         """The blocks of the passages, best first; [] when none shares a word with the question."""
         settings = self.settings
         blocks = split_blocks(passages)
-        answer_kind = questions.answer_kind(question)
+        answer_kind = question_kinds.answer_kind(question)
         query = query_terms(self.analyzer, self.glossary.expand(question, (NAME, ACTION, PROSE)),
                             answer_kind)
         if not blocks or not query:
@@ -246,7 +246,7 @@ class SentenceReader:
     def score_sentences(self, question: str, passages: Sequence[Passage]) -> list[ScoredSentence]:
         """The sentences of the best few blocks, best first."""
         settings = self.settings
-        answer_kind = questions.answer_kind(question)
+        answer_kind = question_kinds.answer_kind(question)
         best_blocks = self.score_blocks(question, passages)[:settings.typed_blocks if answer_kind else settings.plain_blocks]
         # The player's own words, with the wiki's verbs for them ("pick up" -> "obtained"): the wiki's
         # names (glossary) helped find the blocks, but in a sentence they mostly match the definition
@@ -327,7 +327,7 @@ class SentenceReader:
         if not says_something([w for w in words if start <= w.start < end]):
             start, end = sentence.start, sentence.end  # nothing left worth saying: the whole sentence
         asked = {w.stem for w in question_words if not w.is_stop} - subject
-        answer_kind = questions.answer_kind(question)
+        answer_kind = question_kinds.answer_kind(question)
         row = parse_row(text)
         if row is not None and sentence.start <= row.subject_start:
             headers = asked | {stem for word in measure_headers(question) for stem in self.analyzer.terms(word)}
@@ -340,7 +340,7 @@ class SentenceReader:
         return strip_span(text, start, end)
 
     def _counter(self, question: str):
-        """Whether a number phrase counts what a "how many" question counts (questions.counted_words)."""
+        """Whether a number phrase counts what a "how many" question counts (question_kinds.counted_words)."""
         counted = set(self.analyzer.terms(counted_words(question)))
         return lambda phrase: bool(counted & set(self.analyzer.terms(phrase)))
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -28,6 +27,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from jarvis.percentiles import percentile
 from jarvis.errors import JarvisError
 from jarvis.questionlog.log import FEEDBACK_KINDS, rotated_paths
 
@@ -140,12 +140,9 @@ def _grouped(records: list[dict], extra=None) -> list[dict]:
     return rows
 
 
-def _percentile(values: list[float], share: float) -> float | None:
-    if not values:
-        return None
-    if len(values) == 1:
-        return round(values[0], 3)
-    return round(statistics.quantiles(values, n=100, method="inclusive")[round(share * 100) - 1], 3)
+def _latency(values: list[float], share: float) -> float | None:
+    """A latency percentile (jarvis.percentiles) in ms precision; None for no questions."""
+    return round(percentile(values, share), 3) if values else None
 
 
 def outcome(record: dict) -> str:
@@ -264,7 +261,7 @@ def build_report(contents: LogContents, since: datetime | None, until: datetime 
         "thanks": len(thanks),
         "players": len({q.get("player") for q in inside if q.get("player")}),
         "asked_in_terminal": sum(q.get("origin") == TERMINAL_ORIGIN for q in inside),
-        "latency": {"p50": _percentile(latencies, 0.5), "p95": _percentile(latencies, 0.95)},
+        "latency": {"p50": _latency(latencies, 0.5), "p95": _latency(latencies, 0.95)},
         "pages": [{"page": page, "site": site, "count": n} for (page, site), n in pages.most_common(TOP)],
         "per_day": [{"date": day, "questions": len(qs), "answered": sum(outcome(q) == "answered" for q in qs),
                      "answer_rate": round(sum(outcome(q) == "answered" for q in qs) / len(qs), 4)}

@@ -32,7 +32,7 @@ MINECRAFT_TEXT = [
 
 
 def sample_wiki_texts() -> list[str]:
-    from wikis.samplewiki.site import ARTICLES_DIR
+    from jarvis_lab.samplewiki.site import ARTICLES_DIR
 
     return [path.read_text(encoding="utf-8") for path in sorted(ARTICLES_DIR.glob("*.md"))]
 

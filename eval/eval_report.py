@@ -4,14 +4,14 @@ from __future__ import annotations
 import csv
 import json
 import platform
-import statistics
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from tabulate import tabulate
 
-from eval.players_view import PlayersView, calibration_error, risk_coverage, write_trust_chart
+from jarvis.percentiles import percentile
+from jarvis.eval.players_view import PlayersView, calibration_error, risk_coverage, write_trust_chart
 
 IR, QA, FULL = "ir", "qa", "full"
 EVALUATION_LABELS = {IR: "IR top-3", QA: "QA (page given)", FULL: "Full system"}
@@ -72,10 +72,7 @@ class ConfigResult:
     def latency(self, quantile: float) -> float | None:
         if not self.ran or not self.questions:
             return None
-        times = sorted(q.seconds for q in self.questions)
-        if len(times) == 1:
-            return times[0]
-        return statistics.quantiles(times, n=100, method="inclusive")[round(quantile * 100) - 1]
+        return percentile([q.seconds for q in self.questions], quantile)
 
     def players_view(self) -> PlayersView | None:
         """Right, wrong and unsure replies of a full-system configuration that ran (what players see; with

@@ -9,12 +9,15 @@ the chat contract (jarvis/bridge/chat.py): ``answer_lines`` for an answer, ``rep
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from jarvis.bridge.chat import PREFIX, AnswerLike, Question, ReplyStyle, answer_lines, reply_lines
+from jarvis.bridge.chat import PREFIX, Question, ReplyStyle, answer_lines, reply_lines
 from jarvis.bridge.player import whisper_overhead
 from jarvis.bridge.transport import OutLine
 from jarvis.config import BotSettings, BridgeSettings
+
+if TYPE_CHECKING:
+    from jarvis.pipeline import Answer   # one answer type: in process or through the pool (jarvis.network)
 
 # compose(addressee, line width, line count, prefix) -> chat lines
 Compose = Callable[[str | None, int, int, str], list[str]]
@@ -58,7 +61,7 @@ class ReplyLayout:
         """A notice to everyone (not an answer): back after a drop, going offline."""
         return self.lines_for(None, text, answered=False)
 
-    def answer_reply(self, question: Question, answer: AnswerLike) -> list[OutLine]:
+    def answer_reply(self, question: Question, answer: Answer) -> list[OutLine]:
         """The answer's reply (jarvis/replies.py: stated, not sure, or I don't know) as chat lines."""
         return self._out_lines(question, True, None, lambda addressee, width, lines, prefix: answer_lines(
             answer, player=addressee, max_line=width, max_lines=lines, prefix=prefix))
