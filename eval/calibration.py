@@ -82,16 +82,25 @@ def as_answered(observation: Observation) -> Observation:
 DEVELOPED_ON = "developed_on"
 
 
+def writer_of(set_name: str) -> str:
+    """Who wrote a question set, from its file name: ``w3_typos.txt`` -> "w3", ``realbed_dev2.txt`` ->
+    "realbed" (the part before the first "_"; the whole name when there is none)."""
+    return set_name.partition("_")[0] or set_name
+
+
 def fit(observations: Sequence[Observation], reader: str, description: str = "",
-        developed_on: Sequence[Observation] = (), **fitted_on):
+        developed_on: Sequence[Observation] = (), by_writer: bool = False, **fitted_on):
     """The confidence model fitted on the observations that have an answer, and on ``developed_on`` (questions
-    the reader's rules were developed on) marked with the DEVELOPED_ON signal."""
+    the reader's rules were developed on) marked with the DEVELOPED_ON signal. ``by_writer``: its
+    cross-validation keeps each writer's questions together (``writer_of``), so it is tuned for writers it
+    has not seen."""
     from jarvis.confidence import fit_confidence
 
-    answered = [(o.signals, o.right_if_stated) for o in observations if o.answer]
-    answered += [({**o.signals, DEVELOPED_ON: 1.0}, o.right_if_stated) for o in developed_on if o.answer]
-    return fit_confidence([s for s, _ in answered], [r for _, r in answered], reader,
-                          fitted_on=fitted_on, description=description)
+    answered = [(o.signals, o.right_if_stated, o.set_name) for o in observations if o.answer]
+    answered += [({**o.signals, DEVELOPED_ON: 1.0}, o.right_if_stated, o.set_name) for o in developed_on if o.answer]
+    groups = [writer_of(name) for _, _, name in answered] if by_writer else None
+    return fit_confidence([s for s, _, _ in answered], [r for _, r, _ in answered], reader,
+                          fitted_on=fitted_on, description=description, groups=groups)
 
 
 def with_confidence(model, observations: Sequence[Observation], threshold: float) -> list[Observation]:
@@ -100,17 +109,22 @@ def with_confidence(model, observations: Sequence[Observation], threshold: float
 
 
 def cross_validated(observations: Sequence[Observation], reader: str, folds: int = 5, seed: int = 0,
-                    developed_on: Sequence[Observation] = ()) -> list[float]:
+                    developed_on: Sequence[Observation] = (), by_writer: bool = False) -> list[float]:
     """Each observation's confidence from a model fitted on the other folds (questions shuffled by ``seed``),
-    and on every ``developed_on`` question (see ``fit``)."""
+    and on every ``developed_on`` question (see ``fit``). ``by_writer``: one fold per writer (``writer_of``),
+    each writer's questions judged by a model fitted on the other writers' only."""
     order = list(range(len(observations)))
     random.Random(seed).shuffle(order)
+    if by_writer and len({writer_of(o.set_name) for o in observations}) >= 2:
+        writers = sorted({writer_of(o.set_name) for o in observations})
+        fold_sets = [{i for i, o in enumerate(observations) if writer_of(o.set_name) == w} for w in writers]
+    else:
+        fold_sets = [set(order[fold::folds]) for fold in range(folds)]
     confidence = [0.0] * len(observations)
-    for fold in range(folds):
-        test = set(order[fold::folds])
+    for test in fold_sets:
         train = [o for i, o in enumerate(observations) if i not in test]
         try:
-            predict = fit(train, reader, developed_on=developed_on).predict
+            predict = fit(train, reader, developed_on=developed_on, by_writer=by_writer).predict
         except ConfidenceModelError:   # too few questions, all right or all wrong: the base rate says all
             answered = [o for o in train if o.answer]
             rate = sum(o.right_if_stated for o in answered) / len(answered) if answered else 0.0
@@ -182,6 +196,9 @@ class CalibrationOptions:
     out: object = None              # where to write the model (default: $JARVIS_HOME/calibration/<reader>.json)
     precision: float = 0.8          # the threshold suggested: the lowest with stated answers this right
     progress: bool = True
+    by_writer: bool = False         # cross-validate by writer (a question file's name up to "_": w1_terse.txt -> w1)
+    every: int = 1                  # every Nth question of each file (a sample of large sets)
+    left_out: frozenset = frozenset()   # page titles (case-folded) no fit may learn from: their questions are dropped
 
 
 @dataclass
@@ -224,11 +241,14 @@ def run_calibration(options: CalibrationOptions, config, reader_name: str | None
                           confidence=ConfidenceModel.neutral(reader.name))
         observations = []
         for path in options.questions:
-            observations += observe(jarvis, load_questions(Path(path)), resolver, Path(path).name, options.progress)
+            questions = [q for q in load_questions(Path(path))[::options.every]
+                         if q.expected_title.casefold() not in options.left_out]
+            observations += observe(jarvis, questions, resolver, Path(path).name, options.progress)
     sets = sorted({o.set_name for o in observations})
     model = fit(observations, reader.name, description=f"fitted by jarvis calibrate on {', '.join(sets)}",
-                sets=sets)
-    confidence = cross_validated(observations, reader.name)
+                by_writer=options.by_writer, sets=sets, cross_validated="by writer" if options.by_writer else "5 folds",
+                every=options.every)
+    confidence = cross_validated(observations, reader.name, by_writer=options.by_writer)
     threshold = choose_threshold(observations, confidence, options.precision)
     model = replace(model, fitted_on={**model.fitted_on, "threshold": threshold, "target_precision": options.precision})
     path = Path(options.out) if options.out else calibration_path(config.home, reader.name)
@@ -240,5 +260,5 @@ def run_calibration(options: CalibrationOptions, config, reader_name: str | None
     return CalibrationResult(path, model, threshold, rows)
 
 
-__all__ = ["as_answered", "CalibrationOptions", "CalibrationResult", "run_calibration", "Observation", "SetFigures", "choose_threshold", "cross_validated", "figures", "fit", "observe",
+__all__ = ["writer_of", "as_answered", "CalibrationOptions", "CalibrationResult", "run_calibration", "Observation", "SetFigures", "choose_threshold", "cross_validated", "figures", "fit", "observe",
            "reliability", "risk_coverage", "with_confidence"]

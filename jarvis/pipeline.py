@@ -328,9 +328,9 @@ class Jarvis:
                       several_sites=several, signals=judged.signals, others=judged.others)
 
     def unsure_pointer(self, question: str, judged: Judged, pages: Sequence[Page]) -> Span:
-        """What a "not sure" reply points to and quotes (``ReaderSettings.unsure_page``): with "top", the page
-        retrieval ranked first, where the answer is more often than on the unsure answer's page; on it, the
-        reader's best candidate, else its passage that best fits the question (its first sentence)."""
+        """What a "not sure" reply points to and quotes (``ReaderSettings.unsure_page``): "answer", the unsure
+        answer itself; "top", the page retrieval ranked first: on it the reader's best candidate, else its
+        passage that best fits the question (its first sentence)."""
         span = judged.span
         if self.settings.unsure_page != "top" or not pages or pages[0].title == span.passage.title:
             return span

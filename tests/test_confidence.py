@@ -164,3 +164,23 @@ def test_jarvis_calibrate_refits_a_span_reader_on_a_small_question_set(tmp_path,
         answer = jarvis.ask("what do glimmers drop")
     assert answer.confidence == pytest.approx(model.predict(answer.signals)) == pytest.approx(data["confidence"],
                                                                                              abs=1e-4)
+
+
+def test_cross_validation_by_writer_judges_each_writer_with_a_model_of_the_others():
+    from jarvis.eval.calibration import Observation, cross_validated, writer_of
+
+    assert writer_of("w3_typos.txt") == "w3" and writer_of("realbed_dev2.txt") == "realbed"
+    assert writer_of("questions.txt") == "questions.txt"
+
+    def observation(set_name: str, i: int, right: bool) -> Observation:
+        return Observation(set_name, i, f"q{i}", "Cow", "leather", "Cow", {"x": float(right), "noise": i % 3},
+                           1.0 if right else 0.0, right, True)
+
+    # Writer A's answers are all right and B's all wrong, and a signal says which: shuffled folds learn it;
+    # judged one writer at a time, A's answers can only get what B's teach (all wrong: 0).
+    observations = [observation("a_terse.txt", i, True) for i in range(20)]
+    observations += [observation("b_terse.txt", i, False) for i in range(20)]
+    shuffled = cross_validated(observations, "test")
+    by_writer = cross_validated(observations, "test", by_writer=True)
+    assert min(shuffled[:20]) > 0.5
+    assert max(by_writer[:20]) == 0.0 and min(by_writer[20:]) == 1.0

@@ -1,5 +1,5 @@
 """A drops or where question is answered from the prose that says it, not from a chance or colour row; a
-"not sure" reply points to the page retrieval ranked first."""
+"not sure" reply points to its answer's page, or (a setting) to the page retrieval ranked first."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -55,8 +55,9 @@ def unsure_config(tmp_path_factory) -> Config:
     return replace(config, reader=replace(config.reader, answer_threshold=1.01))   # never sure
 
 
-def test_not_sure_points_to_the_top_page_and_quotes_it(bundled_index, unsure_config):
-    with assemble(unsure_config, bundled_index) as jarvis:
+def test_not_sure_can_point_to_the_top_page_and_quote_it(bundled_index, unsure_config):
+    config = replace(unsure_config, reader=replace(unsure_config.reader, unsure_page="top"))
+    with assemble(config, bundled_index) as jarvis:
         for question in ("what do cows drop", "zombie drops", "where do blazes spawn", "how do i tame a wolf"):
             answer = jarvis.ask(question)
             assert answer.abstained
@@ -64,9 +65,8 @@ def test_not_sure_points_to_the_top_page_and_quotes_it(bundled_index, unsure_con
             assert answer.sentence and answer.title in answer.reply
 
 
-def test_not_sure_can_point_to_the_answers_own_page(bundled_index, unsure_config):
-    config = replace(unsure_config, reader=replace(unsure_config.reader, unsure_page="answer"))
-    with assemble(config, bundled_index) as jarvis:
+def test_not_sure_points_to_the_answers_own_page(bundled_index, unsure_config):
+    with assemble(unsure_config, bundled_index) as jarvis:   # the default
         answer = jarvis.ask("zombie drops")
         span_page = answer.title
         assert answer.abstained and answer.text and span_page in answer.pages

@@ -61,10 +61,16 @@ def cmd_calibrate(args: argparse.Namespace, config: Config) -> int:
 
         corpus = realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=not args.quiet)
     config, _ = command_settings(args, config)
+    left_out: frozenset = frozenset()
+    if args.realbed:   # no fit learns from a question about a held-out page
+        from jarvis.eval.realbed import heldout_titles
+
+        left_out = frozenset(title.casefold() for title in heldout_titles(config.realbed_pages))
     options = CalibrationOptions(questions=[Path(q) for q in args.questions], corpus=corpus,
                                  index_dir=Path(args.index) if args.index else None,
                                  out=Path(args.out) if args.out else None, precision=args.precision,
-                                 progress=not args.quiet)
+                                 progress=not args.quiet, by_writer=args.by_writer, every=args.every,
+                                 left_out=left_out)
     set_up_models(config)
     result = run_calibration(options, config, reader_name=config.reader.reader or None)
     print(result.summary())
@@ -242,6 +248,11 @@ def _calibrate_command(commands: Commands) -> None:
                         "which jarvis then uses for that reader)")
     p.add_argument("--precision", type=probability, default=0.8, metavar="P",
                    help="suggest the threshold at which stated answers are this share right (default: %(default)s)")
+    p.add_argument("--by-writer", action="store_true",
+                   help="cross-validate by writer (a file's name up to its first '_': w1_terse.txt -> w1): the model "
+                        "and threshold are chosen for writers the fit has not seen")
+    p.add_argument("--every", type=positive, default=1, metavar="N",
+                   help="every Nth question of each file (a sample of large sets; default: all)")
 
 
 def _train_reader_command(commands: Commands) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from jarvis.questionlog import ReportError, read_log
-from jarvis.questionlog.report import outcome
+from jarvis.questionlog.usage_report import outcome
 
 VIEWS = ("all", "needs", "unanswered", "wrong", "likely", "answered")
 VIEW_NAMES = {"all": "All", "needs": "Needs you", "unanswered": "Not answered", "wrong": "Marked wrong",
