@@ -7,10 +7,10 @@ to it are limited (64 MiB a call, the checkout included), so the base travels in
 
     python bench/gpu_teacher.py pack --base DIR --out build/gpu          # here: int8 pieces, wheels, manifest
     # on the GPU machine, one call per piece folder build/gpu/call-N (each copies its piece to the stash):
-    python3 bench/gpu_teacher.py receive build/gpu/call-1
+    PYTHONPATH=. python3 bench/gpu_teacher.py receive build/gpu/call-1
     …
-    python3 bench/gpu_teacher.py receive build/gpu/call-N && \\
-    python3 bench/gpu_teacher.py run --examples build/gpu/data/train.jsonl.gz --dev-examples build/gpu/data/dev.jsonl.gz --out $OUT
+    PYTHONPATH=. python3 bench/gpu_teacher.py receive build/gpu/call-N && \\
+    PYTHONPATH=. python3 bench/gpu_teacher.py run --examples build/gpu/data/train.jsonl.gz --dev-examples build/gpu/data/dev.jsonl.gz --out $OUT
 
 ``pack`` stores every 2-D weight of the base in int8 with a float32 scale per row (the rest as they are):
 110M parameters in 110 MB instead of 438 MB; ``run`` turns them back into a float32 model before training.
@@ -28,6 +28,7 @@ import hashlib
 import json
 import logging
 import shutil
+import site
 import subprocess
 import sys
 import tarfile
@@ -35,15 +36,21 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    # The GPU machine runs a copy of the checkout that is not installed: ``jarvis`` from the checkout, and the
-    # stage folders (crawler/, index/, eval/) found as jarvis.crawler, jarvis.index, jarvis.eval, as setup.py
-    # maps them when installed.
-    sys.path.insert(0, str(ROOT))
+
+
+def _checkout_packages() -> None:
+    """Where Jarvis is not installed (the GPU machine runs a copy of the checkout, with PYTHONPATH=. from its
+    root), the stage folders (crawler/, index/, eval/) are found as jarvis.crawler, jarvis.index and
+    jarvis.eval, as setup.py maps them when installed."""
+    import importlib.util
+
     import jarvis
 
-    if str(ROOT) not in jarvis.__path__:
+    if importlib.util.find_spec("jarvis.crawler") is None and str(ROOT) not in jarvis.__path__:
         jarvis.__path__.append(str(ROOT))
+
+
+_checkout_packages()
 
 STASH = Path("/tmp/jarvis-gpu")
 MANIFEST = "manifest.json"
@@ -194,10 +201,10 @@ def _install_wheels(stash: Path) -> None:
             missing.append(module)
     if not missing or not wheels:
         return
-    site = stash / "site"
+    target = stash / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile",
-                    "--target", str(site), *map(str, wheels)], check=True)
-    sys.path.insert(0, str(site))
+                    "--target", str(target), *map(str, wheels)], check=True)
+    site.addsitedir(str(target))   # the carried wheels, importable from here on
 
 
 def _split(path: Path, out: Path, piece: int) -> list[str]:
