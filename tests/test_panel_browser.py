@@ -73,6 +73,7 @@ def log_in(driver, url: str) -> None:
 def test_log_in_see_the_questions_teach_and_jarvis_ask_answers_from_the_guide(browser, panel):
     from selenium.common.exceptions import NoAlertPresentException
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     status, _, _ = http("GET", panel.url + "/questions")
     assert status == 401                                        # no token: 401
@@ -102,6 +103,8 @@ def test_log_in_see_the_questions_teach_and_jarvis_ask_answers_from_the_guide(br
                                                     "corners of your base.")
     saved_at = time.monotonic()
     browser.find_element(By.ID, "teach-save").click()
+    # the save answers once the new index generation is built (or its build timed out): wait for that page
+    WebDriverWait(browser, 120).until(lambda b: b.find_elements(By.ID, "saved") or b.find_elements(By.ID, "error"))
     assert browser.find_elements(By.ID, "saved")
     taught = browser.find_elements(By.CSS_SELECTOR, ".taught-row")
     assert len(taught) == 1 and "golden shovel" in taught[0].text
