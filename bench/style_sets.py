@@ -4,6 +4,7 @@ whether its page is held out, the answer, its page, confidence, the signals, F1,
 figures by writer, style and page split.
 
     python -m jarvis_lab.bench.style_sets ask --sets 'eval/dev/style/*.txt' --out records.jsonl [--no-spelling] [--as-before]
+        [--model DIR] [--confidence-model FILE] [--every N]
     python -m jarvis_lab.bench.style_sets figures records.jsonl [records.jsonl ...]
 
 A set's writer and style come from its file name: ``<writer>_<style>.txt``. Asserts nothing.
@@ -37,6 +38,10 @@ PAGES = ROOT.parent / "shared" / "realwiki" / "pages.json.gz"
 
 def ask(args) -> None:
     config = Config()
+    if args.model:
+        config = replace(config, reader=replace(config.reader, model=args.model))
+    if args.confidence_model:
+        config = replace(config, reader=replace(config.reader, confidence_model=args.confidence_model))
     if args.no_spelling or args.as_before:
         config = replace(config, retrieval=replace(config.retrieval, spelling=False))
     if args.as_before:
@@ -137,6 +142,8 @@ def main() -> None:
     p.add_argument("--sets", nargs="+", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--every", type=int, default=1, help="every Nth question of each set (a sample)")
+    p.add_argument("--model", help="the reader to ask with (a folder written by jarvis train-reader; default: the configured)")
+    p.add_argument("--confidence-model", help="the confidence model to judge with (default: the reader's own)")
     p.add_argument("--no-spelling", action="store_true", help="search the words as typed")
     p.add_argument("--search-only", action="store_true", help="retrieval alone: the top 3 pages of each question")
     p.add_argument("--as-before", action="store_true",

@@ -229,6 +229,33 @@ def test_the_reader_card_carries_its_token_budget_and_a_budget_that_is_set_wins(
     assert "\n" not in str(error.value) and "token_budget" in str(error.value)
 
 
+def test_a_reader_continued_from_a_reader_keeps_how_it_reads(tiny_reader, tmp_path, bundled_corpus):
+    """Training that continues a Jarvis reader (``--base FOLDER``, ``--base jarvis``) keeps the reading choices
+    of its card (how windows are ranked, whether a span is always given, the token budget): they were chosen
+    for that reader on dev sets, and a continuation without them reads differently (no span where the base
+    gave one). A reader trained from a plain checkpoint has none."""
+    import shutil
+
+    from jarvis.crawler.corpus import read_corpus
+    from jarvis.readers.card import ReaderCard
+    from jarvis.training import TrainOptions, TrainSettings, train_reader
+
+    base = tmp_path / "chosen"
+    shutil.copytree(tiny_reader, base)
+    card = json.loads((base / "jarvis-reader.json").read_text(encoding="utf-8"))
+    chosen = {"rank": "margin", "always_answer": True, "token_budget": 640}
+    (base / "jarvis-reader.json").write_text(json.dumps({**card, **chosen}), encoding="utf-8")
+    out = tmp_path / "continued"
+    train_reader([GoldQuestion("what do cows drop", "Cow", ("Leather",))], read_corpus(bundled_corpus),
+                 TrainOptions(out=out, base=str(base), max_seq_len=96, doc_stride=32,
+                              train=TrainSettings(epochs=1, batch_size=4)),
+                 PassageRanker(ReaderSettings().passages), progress=False)
+    continued = ReaderCard.of(str(out))
+    assert (continued.rank, continued.always_answer, continued.token_budget) == ("margin", True, 640)
+    plain = ReaderCard.of(str(tiny_reader))
+    assert (plain.rank, plain.always_answer, plain.token_budget) == ("span", False, None)
+
+
 @pytest.mark.parametrize("damage", ["missing", "corrupt"])
 def test_jarvis_own_reader_missing_or_corrupt_is_one_line(tmp_path, monkeypatch, tiny_reader, damage):
     """`--reader jarvis` names the reader installed at SHIPPED_READER; a missing or damaged model file is one
@@ -285,6 +312,25 @@ def test_a_malformed_examples_file_is_one_line_naming_the_line(tmp_path, line):
     assert not (tmp_path / "out").exists()
 
 
+def test_every_example_carries_the_question_as_the_reader_will_read_it():
+    """read_as: the training question is what the reader reads at answer time (Pipeline.read_as), while the
+    searches and the passage ranking use the question as written."""
+    searched = []
+
+    def recording(question: str, k: int):
+        searched.append(question)
+        return search(question, k)
+
+    q = GoldQuestion("Wat do COWS drop", "Cow", ("1-3 raw beef",))
+    examples, report = build_examples([q], [COW, PIG], PassageRanker(ReaderSettings().passages), search=recording,
+                                      read_as=lambda text: "what do cows drop?")
+    assert report.used == 1 and len(examples) == 4
+    assert {e.question for e in examples} == {"what do cows drop?"}
+    assert searched == ["Wat do COWS drop"]
+    plain, _ = build_examples([q], [COW, PIG], PassageRanker(ReaderSettings().passages), search=search)
+    assert {e.question for e in plain} == {"Wat do COWS drop"}
+
+
 def test_examples_built_once_train_elsewhere_with_a_dev_score(tmp_path, tiny_qa_model, bundled_corpus):
     """--write-examples stops after the examples (a GPU machine trains from the file); --examples trains on
     them, and --dev-examples puts the dev F1 in the card."""
@@ -324,7 +370,8 @@ def test_questions_about_a_server_guide_train_on_its_pages(tmp_path, bundled_cor
                        "--docs", str(pages), "--write-examples", str(examples), "-q", home=tmp_path / "home")
     assert wrote.returncode == 0, wrote.stderr
     answers = [e for e in read_examples(examples) if e.answer_start >= 0]
-    assert {e.question for e in answers} == {"hw do i set a home", "home cooldown?"}
+    # The reader trains on the question as it reads it when answering: the reading form, chat spelling spelt out.
+    assert {e.question for e in answers} == {"how do i set a home?", "home cooldown?"}
     for e in answers:
         assert e.context.startswith("Homes > ") and e.context[e.answer_start:].startswith(e.answer_text)
     (pages / "bad.md").write_bytes(b"# Bad\n\n\xff\xfe not utf-8")

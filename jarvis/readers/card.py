@@ -21,6 +21,19 @@ CONTEXT_PLAIN = "plain"
 CONTEXT_HEADER = "header"
 CONTEXTS = (CONTEXT_PLAIN, CONTEXT_HEADER)
 RANKS = ("span", "margin")
+# How a reader chooses among its windows and how much it reads: chosen for a reader on dev sets, and kept by a
+# reader made from it (a training that continues it, an average it leads) until chosen again.
+CHOICES = ("rank", "always_answer", "token_budget")
+
+
+def reading_choices(folder: str | Path) -> dict:
+    """The reading choices (``CHOICES``) in the card of the reader folder ``folder``; {} without a card."""
+    path = Path(folder).expanduser() / READER_CARD
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        return {}
+    return {key: data[key] for key in CHOICES if isinstance(data, dict) and key in data}
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Sequence
 
 from jarvis.errors import JarvisError
-from jarvis.readers.card import CONTEXT_HEADER, ONNX_NAME, READER_CARD
+from jarvis.readers.card import CONTEXT_HEADER, ONNX_NAME, READER_CARD, reading_choices
 from jarvis.readers.ranking import PassageRanker
 from jarvis.training.average import AverageResult, average_readers
 from jarvis.training.evaluate import DevScore, dev_f1
@@ -196,6 +196,8 @@ def fit_reader(examples: Sequence[QAExample], report: ExampleReport, options: Tr
             "windows": len(features), "train": asdict(options.train), "fraction": options.fraction,
             "steps": stats.steps, "seconds": round(stats.seconds, 1), "device": stats.device,
             "final_loss": round(stats.final_loss, 4)}
+    # A reader continued from a Jarvis reader reads as it does (its window ranking, its budget) until chosen again.
+    card.update(reading_choices(base) if Path(base).is_dir() else {})
     if labels is not None:
         card["distilled_from"] = {"teacher": labels.teacher or _base_label(options.teacher),
                                   "temperature": options.distill.temperature, "weight": options.distill.weight,

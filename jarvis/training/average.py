@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from jarvis.readers.card import READER_CARD
+from jarvis.readers.card import CHOICES, READER_CARD
 from jarvis.training.models import TrainingError, export_reader, load_model
 
 READING = ("context", "max_seq_len", "doc_stride")     # must agree between the members
-KEPT = ("rank", "always_answer")                        # how the first member chooses among windows
 SHAPE = ("model_type", "vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
          "intermediate_size", "max_position_embeddings", "type_vocab_size")   # config keys that size the weights
 
@@ -90,7 +89,7 @@ def average_readers(sources: Sequence[str], out: Path) -> AverageResult:
                            for name, card in zip(names, cards)],
             "sources": list(dict.fromkeys(s for card in cards for s in card.get("sources", []))),
             "held_back": list(dict.fromkeys(s for card in cards for s in card.get("held_back", []))),
-            **{key: cards[0][key] for key in KEPT if key in cards[0]}}
+            **{key: cards[0][key] for key in CHOICES if key in cards[0]}}
     (out / READER_CARD).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     return AverageResult(out, names, len(mean), onnx, time.perf_counter() - began)
 

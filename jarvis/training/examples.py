@@ -131,12 +131,15 @@ def page_passages(page: CorpusPage, rank: int = 0) -> list[Passage]:
             for i, text in enumerate(page.paragraphs) if text.strip()]
 
 
-def _example(q: GoldQuestion, passage: Passage, origin: str, span: tuple[int, int] | None = None) -> QAExample:
+def _example(q: GoldQuestion, passage: Passage, origin: str, span: tuple[int, int] | None = None,
+             read: str | None = None) -> QAExample:
+    """One example: ``read`` is the question as the reader will read it (default: as written)."""
     context, offset = reader_context(passage.title, passage.section, passage.text)
+    question = q.text if read is None else read
     if span is None:
-        return QAExample(q.text, context, "", -1, passage.title, origin, offset, q.answers)
+        return QAExample(question, context, "", -1, passage.title, origin, offset, q.answers)
     start, end = span
-    return QAExample(q.text, context, passage.text[start:end], offset + start, passage.title, origin, offset,
+    return QAExample(question, context, passage.text[start:end], offset + start, passage.title, origin, offset,
                      q.answers)
 
 
@@ -155,8 +158,12 @@ def _holding(passages: Sequence[Passage], answers: Sequence[str]) -> list[tuple[
 def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage], ranker: PassageRanker,
                    search: SearchFn | None = None, same_page: int = 2, other_page: int = 1,
                    max_answer_passages: int = 2, seed: int = 0, progress: bool = False,
-                   teacher_same_page: int = 0, teacher_other_page: int = 0) -> tuple[list[QAExample], ExampleReport]:
-    """The examples of every question whose page and a gold span are in ``pages``; see the module doc."""
+                   teacher_same_page: int = 0, teacher_other_page: int = 0,
+                   read_as: Callable[[str], str] | None = None) -> tuple[list[QAExample], ExampleReport]:
+    """The examples of every question whose page and a gold span are in ``pages``; see the module doc.
+    ``read_as`` gives the question as the reader reads it at answer time (the pipeline's reading form, spelt
+    as the index searches it), so that it trains on what it will read; searches and rankings use the
+    question as written."""
     from tqdm import tqdm
 
     by_title: dict[str, list[CorpusPage]] = {}
@@ -184,8 +191,9 @@ def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage
             report.no_span.append(q.text)
             continue
         report.used += 1
+        read = read_as(q.text) if read_as is not None else None
         for passage, span in holding[:max_answer_passages]:
-            examples.append(_example(q, passage, ANSWER, span))
+            examples.append(_example(q, passage, ANSWER, span, read=read))
         answered = {p.index for p, _ in holding}
         others = [p for p in passages if p.index not in answered]
         if others and same_page:
@@ -194,14 +202,14 @@ def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage
             # The hardest (best-ranked) one, and the rest drawn from the next few: the model must pass over
             # the near misses without learning only the top of the ranking.
             picked = order[:1] + rng.sample(order[1:8], min(same_page - 1, len(order[1:8])))
-            examples += [_example(q, others[i], SAME_PAGE) for i in picked[:same_page]]
+            examples += [_example(q, others[i], SAME_PAGE, read=read) for i in picked[:same_page]]
             if teacher_same_page:
                 rest = [i for i in order if i not in set(picked[:same_page])][:teacher_same_page]
-                examples += [_example(q, others[i], TEACHER_ONLY) for i in rest]
+                examples += [_example(q, others[i], TEACHER_ONLY, read=read) for i in rest]
         elif others and teacher_same_page:
             scores = ranker.scores(q.text, others)
             order = sorted(range(len(others)), key=lambda i: -scores[i])
-            examples += [_example(q, others[i], TEACHER_ONLY) for i in order[:teacher_same_page]]
+            examples += [_example(q, others[i], TEACHER_ONLY, read=read) for i in order[:teacher_same_page]]
         if search is not None and (other_page or teacher_other_page):
             wrong = [hit for hit in search(q.text, 4 + teacher_other_page) if hit.title.casefold() != page.title.casefold()
                      and hit.title.casefold() not in {a.casefold() for a in page.aliases}]
@@ -210,7 +218,7 @@ def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage
                 if candidates:
                     scores = ranker.scores(q.text, candidates)
                     best = max(range(len(candidates)), key=lambda i: scores[i])
-                    examples.append(_example(q, candidates[best], TEACHER_ONLY))
+                    examples.append(_example(q, candidates[best], TEACHER_ONLY, read=read))
             for rank, hit in enumerate(wrong[:other_page]):
                 candidates = page_passages(hit, rank + 1)
                 if not candidates:
@@ -220,7 +228,7 @@ def build_examples(questions: Iterable[GoldQuestion], pages: Sequence[CorpusPage
                 if candidates:
                     scores = ranker.scores(q.text, candidates)
                     best = max(range(len(candidates)), key=lambda i: scores[i])
-                    examples.append(_example(q, candidates[best], OTHER_PAGE))
+                    examples.append(_example(q, candidates[best], OTHER_PAGE, read=read))
     for example in examples:
         report.counts[example.origin] = report.counts.get(example.origin, 0) + 1
     return examples, report
