@@ -40,6 +40,19 @@ EXPECTED = {"upstream": [b"Fail"] * 6,
             "v2+token": [b"Fail", b"Fail", b"1"] + [b"Fail"] * 6 + [b"1"]}
 
 
+def whole_reply(first: str, chat: list[str]) -> str:
+    """A reply as the player reads it: its first line (addressed ``[Jarvis] Steve: …``) and the line that
+    continues it, if any (``[Jarvis] …`` without an addressee; a reply is at most two lines)."""
+    after = chat[chat.index(first) + 1:]
+    more = next((line for line in after if line.startswith(PREFIX_LINE) and not line.startswith(PREFIX_LINE + "Steve:")),
+                None)
+    ends = first.endswith(")") and "(source: " in first
+    return first if ends or more is None else first + " " + more.removeprefix(PREFIX_LINE)
+
+
+PREFIX_LINE = "[Jarvis] "
+
+
 @pytest.mark.parametrize("dialect", ["upstream", "fork", "v2", "v2+token"])
 def test_our_plugin_and_the_double_reply_alike(node, dialect, tmp_path):
     """mcserver/raspberryjuice.js and wikis/raspberryjuice.py (jarvis_lab.raspberryjuice), same bytes in: the same replies."""
@@ -89,8 +102,9 @@ def test_bot_asks_in_game_chat_through_fail_and_a_lag_spike(node, dialect, bundl
     for reply in replies:
         assert reply.startswith("[Jarvis] Steve: ") and len(reply) <= 200   # the tab-list prefix is gone
         assert reply in chat                                                   # the bot read it in its chat
-    assert "leather" in replies[0].lower() and replies[0].endswith("(source: Cow)")
-    assert replies[1].endswith("(source: TNT)")   # the crafting answer, read on its page (quality: bench/)
+    assert "leather" in whole_reply(replies[0], chat).lower() and whole_reply(replies[0], chat).endswith("(source: Cow)")
+    # The crafting answer, read on its page (quality: bench/); a reply of two lines names its source at the end.
+    assert whole_reply(replies[1], chat).endswith("(source: TNT)"), whole_reply(replies[1], chat)
     assert running, "jarvis serve stopped by itself"
     assert status == 0, jarvis.last_lines(10)                                  # SIGTERM: a clean exit
     stopped = dict(re.findall(r"(\w+)=(\S+)", re.search(r"event=stopped (.*)", log).group(1)))
