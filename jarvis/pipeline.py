@@ -74,6 +74,12 @@ def reading_form(question: str) -> str:
     return normalize_question(question) + READ_WITH
 
 
+def reader_question(question: str, index, read_spelt: bool = True) -> str:
+    """The question as the reader reads it: spelt as ``index`` searches it (when ``read_spelt``), in its
+    reading form. What answering reads (``Pipeline.read_as``) and what training examples carry."""
+    return reading_form(index.spelt(question) if read_spelt else question)
+
+
 class IndexView(Protocol):
     """The index as one question sees it (index.IndexSnapshot): the live generation, read once."""
 
@@ -274,9 +280,7 @@ class Jarvis:
     def read_as(self, question: str, index: IndexView) -> str:
         """What the reader reads: the question in its reading form, spelt as retrieval searched it when the
         settings say so (``ReaderSettings.read_spelt``) and the index can."""
-        if self.settings.read_spelt:
-            question = index.spelt(question)
-        return reading_form(question)
+        return reader_question(question, index, self.settings.read_spelt)
 
     def hits(self, question: str, index: IndexView | None = None) -> list:
         """The top pages to read (``index``: the snapshot to search, else the live index). With the server's

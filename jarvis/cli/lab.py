@@ -162,7 +162,7 @@ def _training_examples(args: argparse.Namespace, config: Config, options) -> lis
     from jarvis.eval.questions import load_questions
     from jarvis.eval.runner import corpus_key
     from jarvis.index import Searcher, ensure_index
-    from jarvis.pipeline import normalize_question, reading_form
+    from jarvis.pipeline import normalize_question, reader_question
     from jarvis.readers.ranking import PassageRanker
     from jarvis.training import GoldQuestion, build_examples, search_all
 
@@ -191,9 +191,8 @@ def _training_examples(args: argparse.Namespace, config: Config, options) -> lis
         searcher.warm_up()
         hits = search_all(searcher, [q.text for q in kept], k=4 + options.teacher_other_page, progress=not args.quiet)
         snapshot = searcher.snapshot()
-        # The reader trains on the question as it reads it when answering (Pipeline.read_as).
-        spelt = config.reader.read_spelt
-        read = {q.text: reading_form(snapshot.spelt(q.text) if spelt else q.text) for q in kept}
+        # The reader trains on the question as it reads it when answering.
+        read = {q.text: reader_question(q.text, snapshot, config.reader.read_spelt) for q in kept}
     ranker = PassageRanker(config.reader.passages)
     examples, report = build_examples(kept, pages, ranker, search=lambda question, k: hits[question][:k],
                                       same_page=options.same_page, other_page=options.other_page,
