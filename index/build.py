@@ -1,7 +1,8 @@
 """Build, rebuild and keep up to date an index directory (see layout.py for the atomic swap).
 
 A build never touches the live generation: a full build writes a new one from scratch (in
-parallel, with Whoosh's multiprocess writer); an incremental build copies the live one and
+parallel, with Whoosh's multiprocess writer, its processes started by a fork server:
+writer_processes.py); an incremental build copies the live one and
 deletes + re-adds only the pages whose fingerprint changed. Either way the result is swapped
 in atomically and older generations are cleaned up.
 """
@@ -27,6 +28,7 @@ from jarvis.index.layout import USER_GLOSSARY_FILE, Generation, IndexDir, IndexM
 from jarvis.index.profiles import IndexProfile, get_profile
 from jarvis.index.sources import Source, extended_sources, file_sha256, load_sources, page_key, sources_sha256
 from jarvis.index.spelling import vocabulary_counts, write_vocabulary
+from jarvis.index.writer_processes import ParallelWriter
 
 log = logging.getLogger(__name__)
 
@@ -245,8 +247,8 @@ def _build_from_scratch(pages: list[Page], build_path: Path, profile: IndexProfi
     procs = min(procs, max(1, len(pages) // MIN_PAGES_PER_PROC))
     if procs > 1:
         # Each process writes its own segment (multisegment: no final merge); searches read them all.
-        writer = ix.writer(procs=procs, multisegment=True, batchsize=MP_BATCH_SIZE,
-                           limitmb=max(32, WRITER_LIMIT_MB // procs))
+        writer = ParallelWriter(ix, procs=procs, multisegment=True, batchsize=MP_BATCH_SIZE,
+                                limitmb=max(32, WRITER_LIMIT_MB // procs))
     else:
         writer = ix.writer(limitmb=WRITER_LIMIT_MB)
     try:

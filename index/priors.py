@@ -3,7 +3,9 @@
 Retrieval plays down tutorials, April Fools features, removed ("(old)") features, spin-off games
 and version pages (settings.RetrievalSettings.page_kind_prior), because a plain question ("what do cows
 drop?") is about the current game. A question that names such a kind ("tutorial", "april fools",
-"in dungeons", "java edition 1.20", "what did old villagers do") gets that kind at full weight.
+"in dungeons", "java edition 1.20", "what did old villagers do") gets that kind at full weight, and so does
+a page whose title of two words or more the question names ("nether reactor height range" names the
+removed Nether Reactor; "kelp farming" names Tutorials/Kelp farming).
 """
 from __future__ import annotations
 
@@ -27,8 +29,32 @@ def asked_page_kinds(question: str) -> frozenset[str]:
     return frozenset(page_kind for page_kind, pattern in _ASKED.items() if pattern.search(text))
 
 
-def page_kind_weight(page_kind: str, asked: frozenset[str], prior: dict[str, float]) -> float:
-    """The multiplier of a page's fused score: 1 for articles and for kinds the question asks for."""
-    if page_kind in asked:
-        return 1.0
-    return prior.get(page_kind, 1.0)
+def question_terms(question: str) -> tuple[str, ...]:
+    """The question's words as names_page compares them: lower case, a plural's "s" dropped."""
+    return tuple(_singular(word) for word in _WORD.findall(question.casefold()))
+
+
+def names_page(terms: tuple[str, ...], title: str) -> bool:
+    """Whether the question's terms hold the page's title, of two words or more, as a phrase (a tutorial's
+    "Tutorials/" and a "(feature)"-like qualifier aside). One-word titles are left out: "rose" or "gear"
+    name old features and today's things alike."""
+    name = _QUALIFIER.sub(" ", title.rsplit("/", 1)[-1])
+    wanted = tuple(_singular(word) for word in _WORD.findall(name.casefold()))
+    if len(wanted) < 2 or len(wanted) > len(terms):
+        return False
+    return any(terms[i:i + len(wanted)] == wanted for i in range(len(terms) - len(wanted) + 1))
+
+
+def page_kind_weight(page_kind: str, asked: frozenset[str], prior: dict[str, float], named: bool = False) -> float:
+    """The multiplier of a page's fused score: its kind's prior, but at least 1 for a kind the question asks
+    for and for a page the question names."""
+    weight = prior.get(page_kind, 1.0)
+    return max(weight, 1.0) if named or page_kind in asked else weight
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+_QUALIFIER = re.compile(r"\([^)]*\)")
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word

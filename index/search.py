@@ -30,7 +30,7 @@ from jarvis.index.dense import DenseEncoder, PageVectors
 from jarvis.index.errors import IndexCorruptError, SearchIndexError
 from jarvis.index.glossary import Glossary
 from jarvis.index.layout import USER_GLOSSARY_FILE, Generation, IndexDir
-from jarvis.index.priors import asked_page_kinds, page_kind_weight
+from jarvis.index.priors import asked_page_kinds, names_page, page_kind_weight, question_terms
 from jarvis.index.profiles import IndexProfile, get_profile
 from jarvis.index.settings import RetrievalSettings
 from jarvis.index.spelling import Speller, Vocabulary
@@ -120,9 +120,9 @@ class _OpenGeneration:
     glossary: Glossary = field(default_factory=Glossary)   # the bundled players' words + the index's own
     key_field: str = "key"
     speller: Speller | None = None          # the question's typos read against this generation's words
-    # docnum -> (key, page kind), read once per page: the stored fields hold the paragraphs, too big to
+    # docnum -> (key, page kind, title), read once per page: the stored fields hold the paragraphs, too big to
     # load again for each of the ~100 candidates of every question (the generation never changes).
-    _facts: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
+    _facts: dict[int, tuple[str, str, str]] = field(default_factory=dict, repr=False)
 
     def search(self, words: str, k: int, settings: RetrievalSettings, query_vector=None) -> list[Hit]:
         """Top k pages: the BM25F ranking, fused with the dense one when there are vectors and a query vector."""
@@ -134,7 +134,7 @@ class _OpenGeneration:
         fused: dict[str, dict] = {}
         best = lexical[0][1] if lexical else 0.0
         for rank, (docnum, score) in enumerate(lexical):
-            entry = fused.setdefault(self._key_and_page_kind(docnum)[0], {"docnum": docnum})
+            entry = fused.setdefault(self._page_facts(docnum)[0], {"docnum": docnum})
             entry["lexical"] = (rank, score / best if best > 0 else 0.0)
         if self.vectors is not None and query_vector is not None:
             nearest = self.vectors.nearest(query_vector, settings.depth)
@@ -144,7 +144,7 @@ class _OpenGeneration:
                     if key not in fused and cosine < settings.dense_only_min_cosine:
                         continue
                     fused.setdefault(key, {})["dense"] = (rank, (cosine - low) / (high - low) if high > low else 1.0)
-        asked = asked_page_kinds(words)
+        asked, terms = asked_page_kinds(words), question_terms(words)
         scored = []
         for key, entry in fused.items():
             docnum = entry.get("docnum")
@@ -155,17 +155,20 @@ class _OpenGeneration:
             score = sum(weight * _fused_part(settings, *entry[side])
                         for side, weight in (("lexical", settings.lexical_weight), ("dense", settings.dense_weight))
                         if side in entry)
-            score *= page_kind_weight(self._key_and_page_kind(docnum)[1], asked, settings.page_kind_prior)
+            _, page_kind, title = self._page_facts(docnum)
+            if page_kind != "article":
+                score *= page_kind_weight(page_kind, asked, settings.page_kind_prior, names_page(terms, title))
             scored.append((score, docnum, entry))
         scored.sort(key=lambda item: -item[0])
         return [self._hit(docnum, score, entry.get("lexical", (None,))[0], entry.get("dense", (None,))[0])
                 for score, docnum, entry in scored[:k]]
 
-    def _key_and_page_kind(self, docnum: int) -> tuple[str, str]:
+    def _page_facts(self, docnum: int) -> tuple[str, str, str]:
         facts = self._facts.get(docnum)
         if facts is None:
             stored = self.searcher.stored_fields(docnum)
-            facts = self._facts[docnum] = (stored.get(self.key_field) or stored["title"], stored.get("kind") or "article")
+            facts = self._facts[docnum] = (stored.get(self.key_field) or stored["title"], stored.get("kind") or "article",
+                                           stored["title"])
         return facts
 
     def _lexical(self, words: str, limit: int) -> list[tuple[int, float]] | None:

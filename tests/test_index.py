@@ -283,6 +283,41 @@ def test_parallel_build_finds_the_same_pages(tmp_path, synthetic_corpus):
             assert a == pytest.approx(b) and len(a) > 5
 
 
+def test_a_parallel_build_inherits_no_lock_another_thread_holds(tmp_path, synthetic_corpus, monkeypatch):
+    """A forked indexing process would keep a lock that another thread of the builder held at the fork (a
+    reader's inference threads, tqdm's monitor), wait for it forever, and hang the build in commit(). Here a
+    thread holds a lock for the whole build, and the parent's sub-writers would take it before each job."""
+    import multiprocessing
+
+    from whoosh.multiproc import SubWriterTask
+
+    held, release = threading.Lock(), threading.Event()
+    real_process_file = SubWriterTask._process_file
+
+    def process_file_after_the_lock(self, filename, doc_count):
+        with held:
+            pass
+        return real_process_file(self, filename, doc_count)
+
+    monkeypatch.setattr(SubWriterTask, "_process_file", process_file_after_the_lock)
+    holder = threading.Thread(target=lambda: (held.acquire(), release.wait(300), held.release()), daemon=True)
+    holder.start()
+    built: list = []
+    builder = threading.Thread(target=lambda: built.append(build_index(synthetic_corpus, tmp_path / "ix", profile="lexical",
+                                                                       procs=2, progress=False)), daemon=True)
+    try:
+        builder.start()
+        builder.join(240)                     # a few seconds when it works; a hang would never end
+    finally:
+        release.set()
+        if builder.is_alive():                # hung: stop the indexing processes, or the test run waits on them
+            for child in multiprocessing.active_children():
+                child.terminate()
+    assert built and built[0].procs == 2 and built[0].pages == 600
+    with Searcher(tmp_path / "ix") as searcher:
+        assert searcher.page_count == 600
+
+
 def test_a_failed_parallel_build_leaves_the_live_index_and_no_workers(tmp_path, synthetic_corpus, monkeypatch):
     import multiprocessing
 

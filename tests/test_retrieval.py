@@ -17,7 +17,7 @@ from jarvis.crawler.corpus import Page, write_corpus
 from jarvis.index import Searcher, build_index
 from jarvis.index.dense import DenseEncoder, PageVectors
 from jarvis.index.glossary import ACTION, Glossary
-from jarvis.index.priors import asked_page_kinds
+from jarvis.index.priors import asked_page_kinds, names_page, question_terms
 
 expand_question = Glossary.bundled().expand
 
@@ -107,6 +107,24 @@ def test_plain_questions_prefer_current_articles_over_jokes_and_tutorials(hybrid
 ])
 def test_other_kinds_stay_findable_when_the_question_asks_for_them(hybrid, question, expected):
     assert titles(hybrid.search(question, k=3))[0] == expected
+
+
+def test_a_question_that_names_a_page_gets_it_whatever_its_kind(hybrid):
+    # No "april fools" in it: the joke page is named by its title, so its kind's prior does not hold it back.
+    assert titles(hybrid.search("where is potone diamond ore found deep underground", k=3))[0] == "Potone Diamond Ore"
+    assert titles(hybrid.search("where is diamond ore found deep underground", k=3))[0] == "Diamond Ore"
+
+
+@pytest.mark.parametrize("question, title, named", [
+    ("nether reactor valid height range", "Nether Reactor", True),
+    ("how do the nether reactors work", "Nether Reactor", True),             # a plural names it too
+    ("can a kelp farming setup run afk", "Tutorials/Kelp farming", True),    # the tutorial's own name
+    ("what is a kelp (feature) farming", "Kelp (feature)", False),           # one word once its qualifier is off
+    ("where do roses grow", "Rose", False),                                  # one-word titles never
+    ("what does the reactor in the nether do", "Nether Reactor", False),     # a phrase, not scattered words
+])
+def test_a_page_is_named_by_its_whole_title_of_two_words_or_more(question, title, named):
+    assert names_page(question_terms(question), title) is named
 
 
 def test_hits_carry_kind_and_section_paths(hybrid):
