@@ -541,4 +541,7 @@ def test_train_reader_continues_from_jarvis_own_reader(tmp_path, bundled_corpus)
                        home=tmp_path / "home")
     assert asked.returncode == 0, asked.stderr
     answer = json.loads(asked.stdout)
-    assert answer["reader"] == "mine+int8" and "leather" in answer["reply"].lower()
+    # A cow's drops, from the Cow page: read in this training's 128-token windows, today's weights quote either
+    # the prose ("0-2 Leather and 1-3 Raw beef") or the drops table's row ("Raw beef: 1-3").
+    assert answer["reader"] == "mine+int8" and answer["title"] == "Cow"
+    assert "leather" in answer["reply"].lower() or "raw beef" in answer["reply"].lower()
