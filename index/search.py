@@ -156,8 +156,7 @@ class _OpenGeneration:
                         for side, weight in (("lexical", settings.lexical_weight), ("dense", settings.dense_weight))
                         if side in entry)
             _, page_kind, title = self._page_facts(docnum)
-            if page_kind != "article":
-                score *= page_kind_weight(page_kind, asked, settings.page_kind_prior, names_page(terms, title))
+            score *= page_kind_weight(page_kind, asked, settings.page_kind_prior, names_page(terms, title))
             scored.append((score, docnum, entry))
         scored.sort(key=lambda item: -item[0])
         return [self._hit(docnum, score, entry.get("lexical", (None,))[0], entry.get("dense", (None,))[0])
