@@ -34,15 +34,18 @@ def question_terms(question: str) -> tuple[str, ...]:
     return tuple(_singular(word) for word in _WORD.findall(question.casefold()))
 
 
-def names_page(terms: tuple[str, ...], title: str) -> bool:
-    """Whether the question's terms hold the page's title, of two words or more, as a phrase (a tutorial's
-    "Tutorials/" and a "(feature)"-like qualifier aside). One-word titles are left out: "rose" or "gear"
-    name old features and today's things alike."""
-    name = _QUALIFIER.sub(" ", title.rsplit("/", 1)[-1])
-    wanted = tuple(_singular(word) for word in _WORD.findall(name.casefold()))
-    if len(wanted) < 2 or len(wanted) > len(terms):
+def title_terms(title: str) -> tuple[str, ...]:
+    """A page title's words as names_page compares them: a tutorial's "Tutorials/" and a "(feature)"-like
+    qualifier aside, lower case, a plural's "s" dropped."""
+    return question_terms(_QUALIFIER.sub(" ", title.rsplit("/", 1)[-1]))
+
+
+def names_page(terms: tuple[str, ...], title: tuple[str, ...]) -> bool:
+    """Whether the question's terms hold a page's title terms (``title_terms``), two words or more, as a
+    phrase. One-word titles are left out: "rose" or "gear" name old features and today's things alike."""
+    if len(title) < 2 or len(title) > len(terms):
         return False
-    return any(terms[i:i + len(wanted)] == wanted for i in range(len(terms) - len(wanted) + 1))
+    return any(terms[i:i + len(title)] == title for i in range(len(terms) - len(title) + 1))
 
 
 def page_kind_weight(page_kind: str, asked: frozenset[str], prior: dict[str, float], named: bool = False) -> float:

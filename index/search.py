@@ -30,7 +30,7 @@ from jarvis.index.dense import DenseEncoder, PageVectors
 from jarvis.index.errors import IndexCorruptError, SearchIndexError
 from jarvis.index.glossary import Glossary
 from jarvis.index.layout import USER_GLOSSARY_FILE, Generation, IndexDir
-from jarvis.index.priors import asked_page_kinds, names_page, page_kind_weight, question_terms
+from jarvis.index.priors import asked_page_kinds, names_page, page_kind_weight, question_terms, title_terms
 from jarvis.index.profiles import IndexProfile, get_profile
 from jarvis.index.settings import RetrievalSettings
 from jarvis.index.spelling import Speller, Vocabulary
@@ -120,9 +120,9 @@ class _OpenGeneration:
     glossary: Glossary = field(default_factory=Glossary)   # the bundled players' words + the index's own
     key_field: str = "key"
     speller: Speller | None = None          # the question's typos read against this generation's words
-    # docnum -> (key, page kind, title), read once per page: the stored fields hold the paragraphs, too big to
+    # docnum -> (key, page kind, title terms), read once per page: the stored fields hold the paragraphs, too big to
     # load again for each of the ~100 candidates of every question (the generation never changes).
-    _facts: dict[int, tuple[str, str, str]] = field(default_factory=dict, repr=False)
+    _facts: dict[int, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict, repr=False)
 
     def search(self, words: str, k: int, settings: RetrievalSettings, query_vector=None) -> list[Hit]:
         """Top k pages: the BM25F ranking, fused with the dense one when there are vectors and a query vector."""
@@ -155,19 +155,19 @@ class _OpenGeneration:
             score = sum(weight * _fused_part(settings, *entry[side])
                         for side, weight in (("lexical", settings.lexical_weight), ("dense", settings.dense_weight))
                         if side in entry)
-            _, page_kind, title = self._page_facts(docnum)
-            score *= page_kind_weight(page_kind, asked, settings.page_kind_prior, names_page(terms, title))
+            _, page_kind, title_words = self._page_facts(docnum)
+            score *= page_kind_weight(page_kind, asked, settings.page_kind_prior, names_page(terms, title_words))
             scored.append((score, docnum, entry))
         scored.sort(key=lambda item: -item[0])
         return [self._hit(docnum, score, entry.get("lexical", (None,))[0], entry.get("dense", (None,))[0])
                 for score, docnum, entry in scored[:k]]
 
-    def _page_facts(self, docnum: int) -> tuple[str, str, str]:
+    def _page_facts(self, docnum: int) -> tuple[str, str, tuple[str, ...]]:
         facts = self._facts.get(docnum)
         if facts is None:
             stored = self.searcher.stored_fields(docnum)
             facts = self._facts[docnum] = (stored.get(self.key_field) or stored["title"], stored.get("kind") or "article",
-                                           stored["title"])
+                                           title_terms(stored["title"]))
         return facts
 
     def _lexical(self, words: str, limit: int) -> list[tuple[int, float]] | None:

@@ -17,7 +17,7 @@ from jarvis.crawler.corpus import Page, write_corpus
 from jarvis.index import Searcher, build_index
 from jarvis.index.dense import DenseEncoder, PageVectors
 from jarvis.index.glossary import ACTION, Glossary
-from jarvis.index.priors import asked_page_kinds, names_page, question_terms
+from jarvis.index.priors import asked_page_kinds, names_page, question_terms, title_terms
 
 expand_question = Glossary.bundled().expand
 
@@ -124,7 +124,7 @@ def test_a_question_that_names_a_page_gets_it_whatever_its_kind(hybrid):
     ("what does the reactor in the nether do", "Nether Reactor", False),     # a phrase, not scattered words
 ])
 def test_a_page_is_named_by_its_whole_title_of_two_words_or_more(question, title, named):
-    assert names_page(question_terms(question), title) is named
+    assert names_page(question_terms(question), title_terms(title)) is named
 
 
 def test_hits_carry_kind_and_section_paths(hybrid):

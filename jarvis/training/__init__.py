@@ -197,7 +197,7 @@ def fit_reader(examples: Sequence[QAExample], report: ExampleReport, options: Tr
             "steps": stats.steps, "seconds": round(stats.seconds, 1), "device": stats.device,
             "final_loss": round(stats.final_loss, 4)}
     # A reader continued from a Jarvis reader reads as it does (its window ranking, its budget) until chosen again.
-    card.update(reading_choices(base) if Path(base).is_dir() else {})
+    card.update(reading_choices(base))
     if labels is not None:
         card["distilled_from"] = {"teacher": labels.teacher or _base_label(options.teacher),
                                   "temperature": options.distill.temperature, "weight": options.distill.weight,
