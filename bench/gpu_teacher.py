@@ -17,7 +17,8 @@ to it are limited (64 MiB a call, the checkout included), so the base travels in
 ``run`` works to a time budget: the teacher trains for ``--teacher-seconds``, the students for
 ``--student-seconds`` each (the steps planned to end within it); it writes to ``--out``: ``summary.json``
 (dev F1 of the teacher, the distilled student and the plain one; steps, seconds, the GPU), ``labels.npz``
-(the teacher's labels of the student's windows, top-16 float16: a student trains from it on a CPU), the
+(the teacher's labels of the student's windows, top-16 float16: a student trains from it on a CPU; as
+``labels.npz.NN`` pieces of 15 MiB when larger, ``cat labels.npz.* > labels.npz``), the
 distilled student as ``student.tar.NN`` pieces of at most 15 MiB (its int8 export, config, tokenizer, card),
 and ``log.txt``.
 """
@@ -203,7 +204,7 @@ def _install_wheels(stash: Path) -> None:
         return
     target = stash / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile",
-                    "--target", str(target), *map(str, wheels)], check=True)
+                    "--upgrade", "--target", str(target), *map(str, wheels)], check=True)
     site.addsitedir(str(target))   # the carried wheels, importable from here on
 
 
@@ -277,13 +278,19 @@ def run(args: argparse.Namespace) -> dict:
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
 
     train("teacher", str(base), args.teacher_epochs, args.teacher_lr, args.teacher_seconds, onnx=False)
-    labels_path = out / "labels.npz"
+    labels_path = work / "labels.npz"
     t0 = time.perf_counter()
     label_options = TrainOptions(out=work / "labels", base=args.student, teacher=str(work / "teacher"),
                                  distill=DistillSettings(args.temperature, args.weight), **window)
     labels = label_examples(examples, label_options, labels_path, progress=False)
+    # Brought back whole when small, else in pieces (a file that comes back is at most 16 MiB).
+    if labels_path.stat().st_size <= 15 * MiB:
+        shutil.copy2(labels_path, out / labels_path.name)
+        label_files = [labels_path.name]
+    else:
+        label_files = _split(labels_path, out, 15 * MiB)
     summary["labels"] = {"windows": len(labels.targets), "seconds": round(time.perf_counter() - t0, 1),
-                         "bytes": labels_path.stat().st_size}
+                         "bytes": labels_path.stat().st_size, "files": label_files}
     save()
     student = train("student", args.student, args.student_epochs, args.student_lr, args.student_seconds, onnx=True,
                     teacher_labels=labels_path, distill=DistillSettings(args.temperature, args.weight))
@@ -355,6 +362,12 @@ def main(argv: list[str] | None = None) -> int:
                         "summary; default: none)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    if args.command == "receive":
+        # Nothing of Jarvis is imported here: the GPU image lacks what its stages import until the wheels that
+        # call-1 carries are installed, by run.
+        receive(Path(args.folder), Path(args.stash))
+        print(f"received {args.folder} into {args.stash}")
+        return 0
     if args.command == "run":
         _install_wheels(Path(args.stash))
     from jarvis.errors import JarvisError
@@ -362,9 +375,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "pack":
             print(json.dumps(pack(Path(args.base), Path(args.out), args.piece_mb, not args.no_wheels), indent=2))
-        elif args.command == "receive":
-            receive(Path(args.folder), Path(args.stash))
-            print(f"received {args.folder} into {args.stash}")
         else:
             Path(args.out).mkdir(parents=True, exist_ok=True)
             logging.getLogger().addHandler(logging.FileHandler(Path(args.out) / "log.txt"))

@@ -104,3 +104,35 @@ def test_the_gpu_command_trains_teacher_and_students_within_its_budget_on_a_cpu(
     lost = _script("run", "--examples", str(examples), "--out", str(tmp_path / "OUT2"),
                    "--stash", str(tmp_path / "empty"), "--work", str(tmp_path / "work2"), "--student", str(student))
     assert lost.returncode == 1 and len(lost.stderr.strip().splitlines()) == 1 and "receive" in lost.stderr
+
+
+# The GPU machine's image has torch and transformers but not the pure-Python packages Jarvis's stages import
+# (bench/gpu_teacher.py WHEELS); call-1 carries them as wheels, which `run` installs. This hides the installed
+# copies from a child interpreter, as that image lacks them.
+_GPU_IMAGE = '''
+import importlib.machinery, sys
+LACKING = {"whoosh", "bs4", "protego", "platformdirs", "cached_property", "soupsieve"}
+class LikeTheGpuImage:
+    def find_spec(self, name, path=None, target=None):
+        if name in LACKING:
+            raise ImportError(f"No module named {name!r} (the GPU image lacks it)")
+        return None
+sys.meta_path.insert(0, LikeTheGpuImage())
+'''
+
+
+def test_receiving_a_piece_needs_nothing_the_gpu_image_lacks(tiny_qa_model, tmp_path):
+    from jarvis_lab.bench import gpu_teacher
+
+    gpu_teacher.pack(Path(tiny_qa_model), tmp_path / "gpu", piece_mb=0.1, wheels=False)
+    (tmp_path / "image").mkdir()
+    (tmp_path / "image" / "sitecustomize.py").write_text(_GPU_IMAGE)
+    env = {**__import__("os").environ, "PYTHONPATH": f"{tmp_path / 'image'}:{ROOT}"}
+    lacking = subprocess.run([sys.executable, "-c", "import bs4"], capture_output=True, text=True, env=env)
+    assert lacking.returncode != 0 and "GPU image" in lacking.stderr        # the stand-in image really lacks it
+    stash = tmp_path / "stash"
+    for call in sorted((tmp_path / "gpu").glob("call-*")):
+        received = subprocess.run([sys.executable, str(SCRIPT), "receive", str(call), "--stash", str(stash)],
+                                  capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+        assert received.returncode == 0, received.stderr[-2000:]
+    assert gpu_teacher.unpack(stash, tmp_path / "base").joinpath("model.safetensors").is_file()

@@ -200,6 +200,31 @@ def test_labels_of_other_windows_are_one_line(tiny_qa_model, tmp_path):
     assert "have no teacher label" in str(error.value) and "\n" not in str(error.value)
 
 
+def test_labels_cut_by_another_tokenizers_release_say_which_to_install(tiny_qa_model, tmp_path):
+    """tokenizers 0.23.2 and 0.23.3 cut some long contexts into overflow windows differently, so labels made on
+    a GPU machine can miss windows of the same examples here: the one line names the release that made them."""
+    from dataclasses import replace
+
+    from jarvis.training.distill import DistillSettings, attach, read_labels, teacher_labels, write_labels
+    from jarvis.training.features import make_features
+    from jarvis.training.models import load_model
+
+    tokenizer, model = load_model(str(tiny_qa_model))
+    write_labels(tmp_path / "labels.npz", teacher_labels(model, tokenizer, tokenizer, _examples(), 96, 32,
+                                                         DistillSettings()))
+    stored = read_labels(tmp_path / "labels.npz")
+    import tokenizers
+    assert stored.tokenizers == tokenizers.__version__            # recorded when written
+    elsewhere = replace(stored, tokenizers="0.0.1")
+    with pytest.raises(TrainingError) as error:
+        attach(make_features(tokenizer, _examples(), 24, 8), elsewhere)
+    assert "tokenizers 0.0.1" in str(error.value) and "tokenizers==0.0.1" in str(error.value)
+    assert "\n" not in str(error.value)
+    with pytest.raises(TrainingError) as error:                     # the same release: no advice to install
+        attach(make_features(tokenizer, _examples(), 24, 8), stored)
+    assert "install" not in str(error.value)
+
+
 def test_train_reader_distils_a_tiny_student_from_a_tiny_teacher_and_ask_uses_it(tmp_path, tiny_qa_model,
                                                                                  bundled_corpus, bundled_index):
     """The teacher (RoBERTa, byte-level BPE) and the student (DistilBERT, WordPiece) tokenize differently.

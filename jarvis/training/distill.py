@@ -55,6 +55,7 @@ class TeacherLabels:
     teacher: str = ""
     windows: int = 0
     seconds: float = 0.0
+    tokenizers: str = ""                 # the tokenizers release that cut the windows (read from a labels file)
 
     def summary(self) -> str:
         return (f"teacher labels of {len(self.targets)} windows at temperature {self.temperature:g}"
@@ -171,7 +172,7 @@ def write_labels(path: Path, labels: TeacherLabels, meta: dict | None = None) ->
         arrays[f"{side}_idx"] = np.array([i for e in entries for i, _ in e], dtype=np.uint16)
         arrays[f"{side}_p"] = np.array([p for e in entries for _, p in e], dtype=np.float16)
     info = {"format": LABELS_FORMAT, "temperature": labels.temperature, "teacher": labels.teacher,
-            "windows": len(keys), **(meta or {})}
+            "windows": len(keys), "tokenizers": _tokenizers_release(), **(meta or {})}
     arrays["meta"] = np.frombuffer(json.dumps(info).encode(), dtype=np.uint8)
     with path.open("wb") as out:
         np.savez_compressed(out, **arrays)
@@ -193,7 +194,19 @@ def read_labels(path: Path) -> TeacherLabels:
     except (OSError, KeyError, ValueError, EOFError) as exc:
         raise TrainingError(f"{path}: not a teacher labels file ({exc})") from exc
     targets = {k: SoftTargets(_normalized(s), _normalized(e)) for k, s, e in zip(keys, sides["start"], sides["end"])}
-    return TeacherLabels(targets, float(info["temperature"]), info.get("teacher", ""), len(keys))
+    return TeacherLabels(targets, float(info["temperature"]), info.get("teacher", ""), len(keys),
+                         tokenizers=info.get("tokenizers", ""))
+
+
+def _tokenizers_release() -> str:
+    """The tokenizers library's version: its releases can cut a long context into overflow windows differently
+    (0.23.2 and 0.23.3 do), and a window's label is found by its token ids."""
+    try:
+        from importlib.metadata import version
+
+        return version("tokenizers")
+    except Exception:   # not installed as a distribution: nothing to compare
+        return ""
 
 
 def _normalized(entries):
@@ -209,8 +222,13 @@ def attach(features: Sequence[Feature], labels: TeacherLabels) -> list[Feature]:
         missing += soft is None
         out.append(replace(feature, soft=soft))
     if missing:
+        here = _tokenizers_release()
+        release = (f"; they were cut by tokenizers {labels.tokenizers} and this is {here}: install "
+                   f"tokenizers=={labels.tokenizers} to train from them") if labels.tokenizers and here and \
+            labels.tokenizers != here else ""
         raise TrainingError(f"{missing} of {len(features)} windows have no teacher label: the labels were written for "
-                            "other examples, another student tokenizer or another window (--max-seq-len, --doc-stride)")
+                            "other examples, another student tokenizer or another window (--max-seq-len, --doc-stride)"
+                            + release)
     return out
 
 
