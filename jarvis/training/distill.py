@@ -201,12 +201,9 @@ def read_labels(path: Path) -> TeacherLabels:
 def _tokenizers_release() -> str:
     """The tokenizers library's version: its releases can cut a long context into overflow windows differently
     (0.23.2 and 0.23.3 do), and a window's label is found by its token ids."""
-    try:
-        from importlib.metadata import version
+    import tokenizers
 
-        return version("tokenizers")
-    except Exception:   # not installed as a distribution: nothing to compare
-        return ""
+    return tokenizers.__version__
 
 
 def _normalized(entries):
@@ -224,8 +221,7 @@ def attach(features: Sequence[Feature], labels: TeacherLabels) -> list[Feature]:
     if missing:
         here = _tokenizers_release()
         release = (f"; they were cut by tokenizers {labels.tokenizers} and this is {here}: install "
-                   f"tokenizers=={labels.tokenizers} to train from them") if labels.tokenizers and here and \
-            labels.tokenizers != here else ""
+                   f"tokenizers=={labels.tokenizers} to train from them") if labels.tokenizers not in ("", here) else ""
         raise TrainingError(f"{missing} of {len(features)} windows have no teacher label: the labels were written for "
                             "other examples, another student tokenizer or another window (--max-seq-len, --doc-stride)"
                             + release)
