@@ -25,7 +25,9 @@ from jarvis.bridge import (FORK, PREFIX, UPSTREAM, V2, AnswerFunction, Answerer,
                            addressed_question, answer_lines, chat_line, chat_safe, parse_chat_posts,
                            plain_player_name, reply_lines)
 from jarvis.config import BridgeSettings
-from jarvis.pipeline import Answer, Jarvis, check_question
+from jarvis.answer import Answer
+from jarvis.pipeline import Jarvis, check_question
+from jarvis.replies import compose_reply
 from jarvis_lab.raspberryjuice import Player, RaspberryJuiceDouble, raw_exchange
 from serve_process import jarvis_serve
 
@@ -271,7 +273,7 @@ def test_an_unsure_answer_is_never_stated_and_points_to_the_page():
 
 def test_the_bridge_posts_the_answers_reply():
     answer = replace(answer_for("q", "1-3 raw beef"), sentence="An adult cow drops 1-3 raw beef when killed.")
-    assert answer_lines(answer, player="Steve") == [f"[Jarvis] Steve: {answer.reply}"]
+    assert answer_lines(answer, player="Steve") == [f"[Jarvis] Steve: {compose_reply(answer)}"]
 
 
 def test_long_reply_splits_on_word_boundaries():
@@ -941,7 +943,8 @@ def test_a_token_changed_on_the_server_stops_the_bridge_at_the_reconnection(star
 def test_a_token_for_a_plugin_without_auth_is_not_used_and_says_so(dialect, start_bridge_on, caplog):
     with RaspberryJuiceDouble(PLAYERS, dialect=dialect) as server:
         with caplog.at_level("WARNING", logger="jarvis.bridge.connection"):
-            start_bridge_on(server, RecordingAnswerer(), mc_token="unused")
+            running = start_bridge_on(server, RecordingAnswerer(), mc_token="unused")
+            assert running.bridge.wait_connected(20)   # the session started: its warning is logged by now
         server.say(1, "jarvis, hello")
         assert server.wait_for(lambda: server.posts)
         assert server.posts == ["[Jarvis] Steve: answer to hello (source: Cow)"]
