@@ -32,6 +32,7 @@ from jarvis.eval.runner import PageResolver, corpus_key
 from jarvis.index import Searcher, ensure_index
 from jarvis.assembly import assemble
 from jarvis.config import Config
+from jarvis.replies import compose_reply
 
 PAGES = ROOT.parent / "shared" / "realwiki" / "pages.json.gz"
 
@@ -65,14 +66,14 @@ def ask(args) -> None:
             writer, _, style = Path(path).stem.partition("_")
             for q in load_questions(path)[::args.every]:
                 answer = jarvis.ask(q.text)
-                stated = replace(answer, abstained=False).reply
+                stated = compose_reply(replace(answer, abstained=False))
                 page = resolver.find(q.expected_title)
                 canonical = page.title if page else q.expected_title
                 out.write(json.dumps({
                     "set": Path(path).name, "writer": writer, "style": style, "question": q.text,
                     "expected": canonical, "held_out": canonical.casefold() in held, "answers": q.answers,
                     "answer": answer.text, "answer_title": answer.title, "confidence": answer.confidence,
-                    "abstained": answer.abstained, "sentence": answer.sentence, "reply": answer.reply,
+                    "abstained": answer.abstained, "sentence": answer.sentence, "reply": compose_reply(answer),
                     "pages": list(answer.pages), "f1": best_f1(answer.text, q.answers),
                     "right": bool(answer.found and is_right(answer.text, stated, q.answers)),
                     "points_to_expected": bool(answer.title) and resolver.same_page(q.expected_title, answer.title),

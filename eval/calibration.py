@@ -22,6 +22,7 @@ from jarvis.eval.players_view import (PlayersView, calibration_error, reliabilit
                                verdict)
 from jarvis.eval.questions import Question
 from jarvis.confidence import ConfidenceModelError
+from jarvis.replies import compose_reply
 
 
 @dataclass
@@ -63,7 +64,7 @@ def observe(jarvis, questions: Sequence[Question], resolver, set_name: str, prog
         stated = replace(answer, abstained=False)
         observations.append(Observation(
             set_name, q.line, q.text, q.expected_title, answer.text, answer.title, answer.signals,
-            best_f1(answer.text, q.answers), is_right(answer.text, stated.reply, q.answers),
+            best_f1(answer.text, q.answers), is_right(answer.text, compose_reply(stated), q.answers),
             resolver.same_page(q.expected_title, answer.title), sentence=answer.sentence,
             confidence=answer.confidence, abstained=answer.abstained))
     return observations

@@ -23,6 +23,7 @@ from jarvis.eval.metrics import best_em, best_f1, is_right
 from jarvis.eval.players_view import UNKNOWN, verdict
 from jarvis.eval.questions import Question, QuestionFileError, load_questions
 from jarvis.eval.eval_report import FULL, IR, QA, ConfigResult, EvalReport, QuestionResult
+from jarvis.replies import compose_reply
 
 log = logging.getLogger(__name__)
 
@@ -262,13 +263,13 @@ def evaluate_full(reader_config: ReaderConfig, profile: str, jarvis, questions: 
 
 def _scored(q: Question, answer, retrieved: list[str], resolver: PageResolver) -> QuestionResult:
     # Judged as a player reads it: the reply the answer would have had, stated (eval/players_view.py).
-    stated_reply = replace(answer, abstained=False).reply
+    stated_reply = compose_reply(replace(answer, abstained=False))
     right_if_stated = answer.found and is_right(answer.text, stated_reply, q.answers)
     points_to_expected = bool(answer.title) and resolver.same_page(q.expected_title, answer.title)
     return QuestionResult(q.line, q.text, q.expected_title, answer=answer.text, answer_title=answer.title,
                           retrieved=retrieved, hit=bool(answer.found), f1=best_f1(answer.text, q.answers),
                           em=best_em(answer.text, q.answers), seconds=answer.seconds,
-                          confidence=answer.confidence, abstained=answer.abstained, reply=answer.reply,
+                          confidence=answer.confidence, abstained=answer.abstained, reply=compose_reply(answer),
                           sentence=answer.sentence, right_if_stated=right_if_stated,
                           verdict=verdict(not answer.abstained, right_if_stated, bool(answer.title),
                                           points_to_expected))

@@ -2,7 +2,7 @@
 
     jarvis = assemble(config, index_dir)               # jarvis/assembly.py: index, reader, confidence, once
     answer = jarvis.ask("what do cows drop?")          # Answer(text="0-2 leather and 1-3 raw beef", ...)
-    answer.confidence, answer.abstained, answer.reply  # 0.81, False, '0-2 leather ... (source: Cow)'
+    answer.confidence, answer.abstained                # 0.81, False (jarvis/answer.py: plain data)
 
 Every answer gets ``confidence``, the estimated probability that it is right: the reader's signals and
 the retrieval's (jarvis/confidence) weighed by a model fitted on dev question sets. Below
@@ -24,6 +24,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Protocol, Sequence
 
+from jarvis.answer import Answer
 from jarvis.crawler.guide import GUIDE_PAGE_KIND, GUIDE_SITE
 from jarvis.crawler.sentences import split_sentences
 from jarvis.config import ReaderSettings
@@ -34,7 +35,6 @@ from jarvis.readers.base import Passage, Reader, Span, sentence_around
 from jarvis.readers.passages import PassageSelector
 from jarvis.readers.placement import prefer_placed
 from jarvis.readers.ranking import PassageRanker
-from jarvis.replies import REPLY_BUDGET, compose_reply
 
 log = logging.getLogger(__name__)
 
@@ -125,65 +125,6 @@ class Page(Protocol):
 
     title: str
     paragraphs: list[str]
-
-
-@dataclass(frozen=True)
-class Answer:
-    question: str
-    text: str               # the best answer span, stated or not; "" when the reader found none
-    score: float            # the reader's score of the span (its own scale)
-    title: str              # the page stated or pointed to; "" when no page matched
-    reader: str             # "roberta-base-squad2", "fallback:minilm", ...
-    seconds: float
-    url: str = ""
-    pages: tuple[str, ...] = ()   # titles of the pages read, best first
-    cached: bool = False
-    sentence: str = ""      # the sentence the span was read in ("" when none)
-    confidence: float = 0.0  # the estimated probability that ``text`` is right
-    abstained: bool = True   # not stated as fact: below the answer threshold, or no span at all
-    site: str = ""                # the page's wiki, or "server guide"; "" when no page matched
-    several_sites: bool = False   # the index holds more than one site: replies name the page's site
-    # What the confidence was computed from (jarvis/confidence): for `jarvis calibrate` and for debugging.
-    signals: dict = field(default_factory=dict, compare=False, repr=False)
-    # The reader's next best candidates (readers.base.Span), best first: what else the pages might say.
-    others: tuple = field(default=(), compare=False, repr=False)
-
-    @property
-    def found(self) -> bool:
-        return bool(self.text)
-
-    @property
-    def source(self) -> str:
-        """The source as a reply names it: the page, and its site when the index holds several
-        ("Cow, Minecraft Wiki"; "Land claims, server guide"); "" when no page matched."""
-        if not self.title:
-            return ""
-        return f"{self.title}, {self.site}" if self.several_sites and self.site else self.title
-
-    @property
-    def reply(self) -> str:
-        """What the chat shows, without "[Jarvis] name: " (jarvis/replies.py)."""
-        return compose_reply(self, REPLY_BUDGET)
-
-    def to_json(self) -> dict:
-        return {"answer": self.text, "score": round(self.score, 4), "title": self.title, "reader": self.reader,
-                "seconds": round(self.seconds, 3), "found": self.found, "url": self.url,
-                "pages": list(self.pages), "cached": self.cached, "confidence": round(self.confidence, 4),
-                "abstained": self.abstained, "reply": self.reply, "sentence": self.sentence, "site": self.site}
-
-    def describe(self) -> str:
-        lines = [self.reply]
-        if self.found:
-            lines.append(f"  answer: {self.text}" + (" (not stated: below the answer threshold)" if self.abstained
-                                                      else ""))
-        if self.title:
-            lines.append(f"  page: {self.source}" + (f" ({self.url})" if self.url else ""))
-        else:
-            read = ", ".join(self.pages) if self.pages else "no page matched"
-            lines.append(f"  pages read: {read}")
-        timing = f"{self.seconds:.2f} s" + (", cached" if self.cached else "")
-        lines.append(f"  confidence: {self.confidence:.2f}, reader: {self.reader}, {timing}")
-        return "\n".join(lines)
 
 
 @dataclass(frozen=True)

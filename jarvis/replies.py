@@ -1,5 +1,6 @@
 """What a player reads: the answer in its sentence when Jarvis is sure, an honest "not sure" with the page
-to read when it is not, "I don't know" when no page matched.
+to read when it is not, "I don't know" when no page matched. Every text made of an ``Answer`` (plain data,
+jarvis/answer.py) is made here, or from ``compose_reply`` by the chat's lines (jarvis/bridge/chat.py).
 
     stated:   0-2 Leather and 1-3 Raw beef — "When killed, an adult cow drops 0-2 Leather and 1-3 Raw beef" (source: Cow)
     unsure:   not sure — the Cow page says: "When killed, an adult cow drops 0-2 Leather ..." http://…/w/Cow
@@ -9,6 +10,9 @@ to read when it is not, "I don't know" when no page matched.
 ``compose_reply`` fits a reply into a character budget: the quoted sentence is cut around the answer
 first (with "…"), then left out, then the answer itself is shortened; the source page is always named.
 The text is plain (no line breaks, no control characters: the bridge's chat_safe runs over it too).
+
+``describe`` is what `jarvis ask` prints (the reply, then the answer, its page and how sure), ``answer_json``
+what `jarvis ask --json` prints.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from typing import TYPE_CHECKING
 from jarvis.crawler.guide import GUIDE_SITE
 
 if TYPE_CHECKING:
-    from jarvis.pipeline import Answer   # one answer type: in process or through the pool (jarvis.network)
+    from jarvis.answer import Answer
 
 # Two chat lines of 200 characters, less "[Jarvis] " twice and "<16-character name>: ": a reply of this
 # many characters always fits, wrapped on word boundaries (the bridge checks and shortens further).
@@ -57,6 +61,39 @@ def compose_reply(answer: Answer, budget: int = REPLY_BUDGET) -> str:
         if room >= MIN_QUOTE:
             return f'{text}{DASH}"{_cut_around(sentence, text, room)}"{source}'
     return shorten(text, budget - len(source)) + source
+
+
+def describe(answer: Answer) -> str:
+    """What `jarvis ask` prints: the reply, then the answer, its page and how sure Jarvis is."""
+    lines = [compose_reply(answer)]
+    if answer.found:
+        lines.append(f"  answer: {answer.text}" + (" (not stated: below the answer threshold)" if answer.abstained
+                                                    else ""))
+    if answer.title:
+        lines.append(f"  page: {page_source(answer)}" + (f" ({answer.url})" if answer.url else ""))
+    else:
+        read = ", ".join(answer.pages) if answer.pages else "no page matched"
+        lines.append(f"  pages read: {read}")
+    timing = f"{answer.seconds:.2f} s" + (", cached" if answer.cached else "")
+    lines.append(f"  confidence: {answer.confidence:.2f}, reader: {answer.reader}, {timing}")
+    return "\n".join(lines)
+
+
+def answer_json(answer: Answer) -> dict:
+    """What `jarvis ask --json` prints (the keys promised since v0.3; ``reply`` is ``compose_reply``)."""
+    return {"answer": answer.text, "score": round(answer.score, 4), "title": answer.title, "reader": answer.reader,
+            "seconds": round(answer.seconds, 3), "found": answer.found, "url": answer.url,
+            "pages": list(answer.pages), "cached": answer.cached, "confidence": round(answer.confidence, 4),
+            "abstained": answer.abstained, "reply": compose_reply(answer), "sentence": answer.sentence,
+            "site": answer.site}
+
+
+def page_source(answer: Answer) -> str:
+    """The source as `jarvis ask` names it: the page, and its site when the index holds several
+    ("Cow, Minecraft Wiki"; "Land claims, server guide"); "" when no page matched."""
+    if not answer.title:
+        return ""
+    return f"{answer.title}, {answer.site}" if answer.several_sites and answer.site else answer.title
 
 
 def _page(title: str) -> str:

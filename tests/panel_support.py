@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 from jarvis.config import Config, LogSettings, PanelSettings
-from jarvis.pipeline import Answer
+from jarvis.answer import Answer
 
 TOKEN = "panel-test-token-7f3a9c1e55d2"
 # Questions as players type them, the answers Jarvis gave (the real Answer type), and feedback.

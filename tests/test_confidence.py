@@ -15,6 +15,7 @@ from jarvis.config import Config, ReaderSettings
 from jarvis.confidence import (ConfidenceModel, ConfidenceModelError, fit_confidence, load_confidence_model,
                                shipped_model_path)
 from jarvis.assembly import assemble
+from jarvis.replies import answer_json, compose_reply
 
 # Every sentence says "in the game": a gold answer of those words is inside any reply that quotes one.
 PAGES = [
@@ -96,10 +97,10 @@ def test_the_threshold_splits_stated_from_unsure(tmp_path, small_index, probabil
     assert answer.found and answer.confidence == pytest.approx(probability)
     assert answer.abstained is not stated
     if stated:
-        assert answer.reply.startswith(answer.text) and answer.reply.endswith("(source: Glimmer)")
+        assert compose_reply(answer).startswith(answer.text) and compose_reply(answer).endswith("(source: Glimmer)")
     else:
-        assert answer.reply.startswith("not sure — the Glimmer page says: ") and answer.url in answer.reply
-        assert answer.text and answer.to_json()["answer"] == answer.text   # the span is kept, just not stated
+        assert compose_reply(answer).startswith("not sure — the Glimmer page says: ") and answer.url in compose_reply(answer)
+        assert answer.text and answer_json(answer)["answer"] == answer.text   # the span is kept, just not stated
 
 
 def test_fitting_learns_the_signal_that_tells_right_from_wrong_and_is_calibrated():

@@ -15,6 +15,7 @@ from jarvis.crawler.guide import GUIDE_SITE, GuideError, read_guide
 from jarvis.eval.questions import load_questions
 from jarvis.index import CorpusSource, GuideSource, Searcher, build_index
 from jarvis.config import Config, ReaderSettings
+from jarvis.replies import answer_json, page_source
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "wikis" / "serverguide" / "pages"
@@ -121,8 +122,8 @@ def test_every_guide_question_is_answered_from_its_guide_page(guide_index, offli
     # of 22 on another guide page is the most allowed.
     assert len(wrong) <= 1, wrong
     homes = next(a for q, a in answers if q.expected_title == "Homes")
-    assert homes.source == "Homes, server guide"               # the reply names the guide page
-    assert homes.to_json()["site"] == GUIDE_SITE
+    assert page_source(homes) == "Homes, server guide"               # the reply names the guide page
+    assert answer_json(homes)["site"] == GUIDE_SITE
 
 
 def test_the_sample_wiki_eval_is_unchanged_with_the_guide_beside_it(guide_index, bundled_index, offline_config,

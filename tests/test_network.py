@@ -27,7 +27,8 @@ from jarvis.bridge import PREFIX, Bridge
 from jarvis.config import BridgeSettings, Config, ReaderSettings, RedisSettings
 from jarvis.network import (BUSY_NOTICE, NetworkError, PoolClient, PoolTimeout, RedisLink, PoolWorker, open_pool, redact)
 from jarvis.network.messages import ReplyMessage, questions_key, replies_key
-from jarvis.pipeline import Answer
+from jarvis.answer import Answer
+from jarvis.replies import answer_json, compose_reply
 from jarvis.settings_file import SettingsError, load_settings_file
 from jarvis_lab.raspberryjuice import Player, RaspberryJuiceDouble
 from jarvis_lab.redis_server import RedisServer
@@ -158,8 +159,8 @@ class Asked:
 
 def same_answer(pooled: Answer, local: Answer) -> bool:
     ignore = {"seconds", "cached"}
-    return ({k: v for k, v in pooled.to_json().items() if k not in ignore}
-            == {k: v for k, v in local.to_json().items() if k not in ignore})
+    return ({k: v for k, v in answer_json(pooled).items() if k not in ignore}
+            == {k: v for k, v in answer_json(local).items() if k not in ignore})
 
 
 class RunningBridge:
@@ -259,7 +260,7 @@ def test_an_answer_through_the_pool_is_the_answer_in_process(redis_server, lexic
     for question in ["what do cows drop?", "where do blazes spawn?", "qqq zzz xxyy"]:
         pooled = pool.ask(question)
         assert same_answer(pooled, lexical_jarvis.ask(question)), (pooled, question)
-    assert pool.ask("what do cows drop?").reply == lexical_jarvis.ask("what do cows drop?").reply
+    assert compose_reply(pool.ask("what do cows drop?")) == compose_reply(lexical_jarvis.ask("what do cows drop?"))
     assert pool.stats.answered == 4 and pool.stats.duplicates == 0 and pool.waiting == 0
 
 
@@ -456,7 +457,7 @@ def test_a_poison_question_is_answered_i_dont_know_after_n_attempts(redis_server
     worker = start_worker(settings, crashing_reader)
     pool = start_pool(settings)
     answer = pool.ask("what does poison cake do?")
-    assert answer.reply == "I don't know." and answer.title == ""
+    assert compose_reply(answer) == "I don't know." and answer.title == ""
     assert calls.count("what does poison cake do?") == 3
     assert worker.stats.poison == 1 and worker.stats.failures == 3
     assert pool.ask("what do cows drop?").title == "Cow"        # the worker lives on
@@ -479,7 +480,7 @@ def test_a_question_that_killed_its_workers_is_not_read_again(redis_server, lexi
     calls: list[str] = []
     start_worker(settings, lambda q: calls.append(q) or lexical_jarvis.ask(q))
     assert wait_for(lambda: inbox.count() == 1, timeout=30)
-    assert inbox.deliveries[0][1].reply == "I don't know." and calls == []
+    assert compose_reply(inbox.deliveries[0][1]) == "I don't know." and calls == []
 
 
 def test_a_question_older_than_max_age_is_dropped_not_answered(redis_server, lexical_jarvis, start_worker,

@@ -19,6 +19,7 @@ from jarvis.config import Config, ReaderSettings
 from jarvis.errors import JarvisError
 from jarvis.pipeline import MAX_QUESTION_CHARS, QuestionError, check_question, normalize_question
 from jarvis.readers.base import Passage
+from jarvis.replies import answer_json, compose_reply, describe
 
 DESIGN_JSON_KEYS = {"answer", "score", "title", "reader", "seconds", "confidence", "abstained", "reply", "sentence"}
 
@@ -109,7 +110,7 @@ def test_ask_answers_from_the_top_pages(jarvis):
 
 
 def test_answer_json_has_the_design_keys(jarvis):
-    data = jarvis.ask("where do zombies spawn?").to_json()
+    data = answer_json(jarvis.ask("where do zombies spawn?"))
     assert DESIGN_JSON_KEYS <= set(data)
     assert isinstance(data["answer"], str) and isinstance(data["score"], float)
     assert isinstance(data["seconds"], float) and data["found"] is True
@@ -118,8 +119,8 @@ def test_answer_json_has_the_design_keys(jarvis):
 
 def test_describe_names_reply_answer_page_confidence_reader_and_time(jarvis):
     answer = jarvis.ask("where do zombies spawn?")
-    text = answer.describe()
-    assert text.splitlines()[0] == answer.reply
+    text = describe(answer)
+    assert text.splitlines()[0] == compose_reply(answer)
     assert f"answer: {answer.text}" in text and f"page: {answer.title}" in text
     assert f"confidence: {answer.confidence:.2f}" in text and "reader: model" in text and " s" in text
 
@@ -130,15 +131,15 @@ def test_unsure_when_no_span_beats_the_no_answer_score(tiny_qa_model, small_inde
     # Nothing to state, but the top page is worth reading: Jarvis says it is not sure and points to it.
     assert not answer.found and answer.text == "" and answer.abstained and answer.confidence == 0.0
     assert answer.pages[0] == "Cow" and answer.title == "Cow"
-    assert answer.describe().startswith("not sure") and answer.reply.startswith("not sure — see the Cow page")
-    data = answer.to_json()
+    assert describe(answer).startswith("not sure") and compose_reply(answer).startswith("not sure — see the Cow page")
+    data = answer_json(answer)
     assert data["answer"] == "" and data["found"] is False and DESIGN_JSON_KEYS <= set(data)
 
 
 def test_dont_know_when_no_page_matches(jarvis):
     answer = jarvis.ask("xylophone quasar")
     assert not answer.found and answer.pages == () and answer.title == "" and answer.abstained
-    assert answer.reply == "I don't know." and "no page matched" in answer.describe()
+    assert compose_reply(answer) == "I don't know." and "no page matched" in describe(answer)
 
 
 def test_read_pages_answers_from_given_pages_without_retrieval(jarvis):

@@ -10,6 +10,7 @@ from jarvis.assembly import assemble
 from jarvis.config import Config, PlacementSettings
 from jarvis.readers.base import Passage, Span
 from jarvis.readers.placement import is_table_row, misplaced, placement_fit, prefer_placed
+from jarvis.replies import compose_reply
 
 
 def _span(text: str, paragraph: str, section: tuple[str, ...], margin: float, title: str = "Sheep") -> Span:
@@ -62,7 +63,7 @@ def test_not_sure_can_point_to_the_top_page_and_quote_it(bundled_index, unsure_c
             answer = jarvis.ask(question)
             assert answer.abstained
             assert answer.title == answer.pages[0], (question, answer.title, answer.pages)
-            assert answer.sentence and answer.title in answer.reply
+            assert answer.sentence and answer.title in compose_reply(answer)
 
 
 def test_not_sure_points_to_the_answers_own_page(bundled_index, unsure_config):

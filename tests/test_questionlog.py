@@ -18,7 +18,8 @@ import pytest
 
 from jarvis.bridge import AnswerFunction, Bridge
 from jarvis.config import BridgeSettings, LogSettings
-from jarvis.pipeline import Answer
+from jarvis.answer import Answer
+from jarvis.replies import compose_reply
 from jarvis.privacy import SALT_FILE, load_salt, player_hash
 from jarvis.questionlog import QuestionLog, build_report, read_log, rotated_paths
 from jarvis_lab.raspberryjuice import Player, RaspberryJuiceDouble
@@ -76,7 +77,7 @@ def test_confidence_abstained_and_the_reply_are_logged(tmp_path):
     unsure = answer("q", "1-3 raw beef", confidence=0.31, abstained=True, url="http://wiki.test/w/Cow")
     log.record("q", unsure)
     (line,) = lines_of(tmp_path / "q.jsonl")
-    assert (line["confidence"], line["abstained"], line["reply"]) == (0.31, True, unsure.reply)
+    assert (line["confidence"], line["abstained"], line["reply"]) == (0.31, True, compose_reply(unsure))
     assert line["reply"].startswith("not sure — ")
 
 

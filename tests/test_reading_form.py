@@ -8,6 +8,7 @@ import pytest
 from jarvis.assembly import assemble
 from jarvis.config import Config
 from jarvis.pipeline import reading_form
+from jarvis.replies import compose_reply
 
 
 def test_reading_form_ignores_case_and_closing_marks():
@@ -25,7 +26,7 @@ def jarvis(bundled_index, tmp_path_factory):
 
 
 def _said(answer) -> tuple:
-    return answer.text, answer.title, round(answer.confidence, 6), answer.abstained, answer.reply
+    return answer.text, answer.title, round(answer.confidence, 6), answer.abstained, compose_reply(answer)
 
 
 @pytest.mark.parametrize("question", ["what do cows drop", "where do blazes spawn", "what is a creeper",

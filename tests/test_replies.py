@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 
 from jarvis.bridge import PREFIX, answer_lines
-from jarvis.pipeline import Answer
+from jarvis.answer import Answer
 from jarvis.replies import DONT_KNOW, REPLY_BUDGET, compose_reply
 
 COW = Answer(question="what do cows drop?", text="0-2 Leather and 1-3 Raw beef", score=1.0, title="Cow",

@@ -16,6 +16,7 @@ from jarvis.crawler.corpus import Page, write_corpus
 from jarvis.index import CorpusSource, Searcher, SiteClashError, build_index, load_sources, sources_with
 from jarvis.config import Config, ReaderSettings
 from jarvis_lab.realbed import RealBed
+from jarvis.replies import answer_json, page_source
 
 REALBED_STRIDE = 13        # one page in this many (title order), plus the pages below: about 150 pages
 REALBED_PAGES = ["Cow", "Mooshroom", "Leather", "Raw Beef", "Pig", "Creeper", "Blaze"]
@@ -96,7 +97,7 @@ def test_both_cow_pages_are_found_and_answers_carry_their_site(two_wikis):
     with assemble(config, two_wikis) as jarvis:
         answer = jarvis.ask("what do cows drop?")
     assert answer.found and answer.title == "Cow" and answer.site in {"Sample wiki", "Minecraft Wiki"}
-    assert answer.source == f"Cow, {answer.site}" and answer.to_json()["site"] == answer.site
+    assert page_source(answer) == f"Cow, {answer.site}" and answer_json(answer)["site"] == answer.site
 
 
 def test_a_page_of_one_wiki_changes_without_touching_the_same_title_on_the_other(tmp_path):

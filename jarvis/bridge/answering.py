@@ -32,7 +32,7 @@ from jarvis.bridge.transport import OutLine, StopFlag
 from jarvis.errors import first_line
 
 if TYPE_CHECKING:
-    from jarvis.pipeline import Answer   # one answer type: in process or through the pool (jarvis.network)
+    from jarvis.answer import Answer   # one answer type: in process or through the pool (jarvis.network)
 
 log = logging.getLogger(__name__)
 

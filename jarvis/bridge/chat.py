@@ -5,9 +5,9 @@
 - A reply is one or more chat lines (at most ``max_lines``, 2 by default), each at most ``max_line``
   characters, each starting with ``[Jarvis] `` (the player bot's own messages need no prefix:
   :class:`ReplyStyle`); it addresses the player by name when the server told us the name, and
-  names the source page. An answer's reply is ``Answer.reply`` (jarvis/replies.py:
+  names the source page. An answer's reply is ``compose_reply`` (jarvis/replies.py:
   the answer in its sentence when Jarvis is sure, "not sure" and the page when it is not), composed
-  for the room the player's name leaves. All text goes through :func:`jarvis.bridge.wire.chat_safe`.
+  for the room the player's name leaves (``answer_lines``). All text goes through :func:`jarvis.bridge.wire.chat_safe`.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from jarvis.bridge.wire import chat_safe
 from jarvis.replies import compose_reply, shorten
 
 if TYPE_CHECKING:
-    from jarvis.pipeline import Answer   # one answer type: in process or through the pool (jarvis.network)
+    from jarvis.answer import Answer   # one answer type: in process or through the pool (jarvis.network)
 
 PREFIX = "[Jarvis] "
 LINE_CUT = " …"   # ends a chat line cut short (jarvis.replies.ELLIPSIS, "…", marks a quote cut inside a sentence)

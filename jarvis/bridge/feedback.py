@@ -18,7 +18,7 @@ from jarvis.bridge.reply_layout import ReplyLayout
 from jarvis.bridge.outbox import Outbox
 
 if TYPE_CHECKING:
-    from jarvis.pipeline import Answer   # one answer type: in process or through the pool (jarvis.network)
+    from jarvis.answer import Answer   # one answer type: in process or through the pool (jarvis.network)
     from jarvis.questionlog import QuestionLog
 
 

@@ -17,7 +17,7 @@ from jarvis.bridge.transport import OutLine
 from jarvis.config import BotSettings, BridgeSettings
 
 if TYPE_CHECKING:
-    from jarvis.pipeline import Answer   # one answer type: in process or through the pool (jarvis.network)
+    from jarvis.answer import Answer   # one answer type: in process or through the pool (jarvis.network)
 
 # compose(addressee, line width, line count, prefix) -> chat lines
 Compose = Callable[[str | None, int, int, str], list[str]]

@@ -45,10 +45,12 @@ def cmd_ask(args: argparse.Namespace, config: Config) -> int:
             question_log.record(question, answer, latency=answer.seconds, origin="ask")
     except OSError as exc:   # the answer was given; a log that cannot be written is no reason to fail
         log.warning("question not logged: %s", exc)
+    from jarvis.replies import answer_json, describe
+
     if args.json:
-        emit_json(answer.to_json())
+        emit_json(answer_json(answer))
     else:
-        print(answer.describe())
+        print(describe(answer))
     return 0
 
 

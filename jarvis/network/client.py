@@ -9,7 +9,7 @@
 ``submit(question, deliver, notify)`` is what the chat bridge hands each accepted question to
 (``question``: its text, its player, its player key). Later, from the pool's own thread:
 
-- ``deliver(answer)`` once, with the worker's answer rebuilt as a ``jarvis.pipeline.Answer`` (the bridge
+- ``deliver(answer)`` once, with the worker's answer rebuilt as a ``jarvis.answer.Answer`` (the bridge
   composes the chat lines with its own rules), or ``deliver(exc)`` with a user error: the question cannot
   be asked (too long, no words), no worker answered within ``max_age`` (then the player is told so rather
   than left waiting), or the pool already holds ``max_waiting`` questions of this process;
@@ -39,7 +39,8 @@ from jarvis.logs import format_event
 from jarvis.errors import JarvisError
 from jarvis.network.link import LOST, Backoff, RedisLink
 from jarvis.network.messages import (BadMessage, QuestionMessage, ReplyMessage, new_id, questions_key, replies_key)
-from jarvis.pipeline import Answer, QuestionError, check_question
+from jarvis.answer import Answer
+from jarvis.pipeline import QuestionError, check_question
 
 log = logging.getLogger(__name__)
 

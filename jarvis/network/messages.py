@@ -3,11 +3,11 @@
     <prefix>:questions            a stream, read by the workers' consumer group
         v=1 id=<32 hex> q=<question> player=<salted hash, the name, or ""> client=<16-32 hex> origin=serve|ask
     <prefix>:replies:<client>     a stream per asking process (a bridge, a `jarvis ask`)
-        id=<question id> worker=<name> attempts=<n> answer=<JSON: what `jarvis ask` prints as JSON, and several_sites>
+        id=<question id> worker=<name> attempts=<n> answer=<JSON: the Answer's fields (answer_to_json)>
         id=<question id> worker=<name> attempts=<n> error=unreadable
 
 Both sides check what they read: a question is text and nothing else (the worker answers it, never runs it);
-a reply is rebuilt into a :class:`jarvis.pipeline.Answer` field by field, each of the type and size expected,
+a reply is rebuilt into a :class:`jarvis.answer.Answer` field by field, each of the type and size expected,
 and the chat shows only what the bridge's own layout rules compose from it. The worker writes replies only
 to ``<prefix>:replies:<client>`` for a client id of hex digits: a question cannot name any other key.
 """
@@ -18,7 +18,8 @@ import re
 import uuid
 from dataclasses import dataclass
 
-from jarvis.pipeline import MAX_QUESTION_CHARS, Answer
+from jarvis.answer import Answer
+from jarvis.pipeline import MAX_QUESTION_CHARS
 
 VERSION = "1"
 ORIGINS = ("serve", "ask", "bench")
@@ -82,8 +83,7 @@ class ReplyMessage:
     def fields(self) -> dict[str, str]:
         out = {"id": self.id, "worker": self.worker, "attempts": str(self.attempts)}
         if self.answer is not None:
-            out["answer"] = json.dumps({**self.answer.to_json(), "several_sites": self.answer.several_sites},
-                                       ensure_ascii=False)
+            out["answer"] = json.dumps(answer_to_json(self.answer), ensure_ascii=False)
         else:
             out["error"] = self.error
         return out
@@ -110,8 +110,17 @@ class ReplyMessage:
         return cls(qid, worker, attempts, answer_from_json(data, question))
 
 
+def answer_to_json(answer: Answer) -> dict:
+    """An Answer as the reply's JSON: its fields under the names `jarvis ask --json` gives them (``answer`` for
+    the text), without its question (the client rebuilds it around the question it asked)."""
+    return {"answer": answer.text, "score": answer.score, "title": answer.title, "reader": answer.reader,
+            "seconds": answer.seconds, "url": answer.url, "pages": list(answer.pages), "cached": answer.cached,
+            "sentence": answer.sentence, "confidence": answer.confidence, "abstained": answer.abstained,
+            "site": answer.site, "several_sites": answer.several_sites}
+
+
 def answer_from_json(data: object, question: str) -> Answer:
-    """An Answer from ``Answer.to_json()`` (plus ``several_sites``), every field checked; BadMessage if not."""
+    """An Answer from ``answer_to_json``, every field checked; BadMessage if not."""
     if not isinstance(data, dict):
         raise BadMessage("an answer that is not a JSON object")
 

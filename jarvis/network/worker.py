@@ -42,7 +42,8 @@ from jarvis.errors import JarvisError, first_line
 from jarvis.network.link import LOST, Backoff, RedisLink
 from jarvis.network.messages import (UNREADABLE, BadMessage, QuestionMessage, ReplyMessage, questions_key,
                                  replies_key)
-from jarvis.pipeline import Answer, QuestionError
+from jarvis.answer import Answer
+from jarvis.pipeline import QuestionError
 
 log = logging.getLogger(__name__)
 

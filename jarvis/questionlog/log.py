@@ -32,6 +32,7 @@ from filelock import FileLock, Timeout
 
 from jarvis.config import LogSettings
 from jarvis.privacy import player_hash
+from jarvis.replies import compose_reply
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +51,9 @@ def rotated_paths(path: Path, backups: int) -> list[Path]:
 
 
 def answer_facts(answer) -> dict:
-    """What the log keeps of an answer (a jarvis.pipeline.Answer): the span, the reply the chat showed,
+    """What the log keeps of an answer (a jarvis.answer.Answer): the span, the reply the chat showed,
     how sure Jarvis was and whether it stated the answer, the page stated or pointed to, and its site."""
-    return {"answer": answer.text, "reply": answer.reply, "found": answer.found,
+    return {"answer": answer.text, "reply": compose_reply(answer), "found": answer.found,
             "confidence": round(float(answer.confidence), 4), "abstained": bool(answer.abstained),
             "page": answer.title, "site": answer.site}
 

@@ -1,0 +1,38 @@
+"""The answer to a question: plain data, one type for every answerer (in process, or through the worker pool).
+
+    answer = jarvis.ask("what do cows drop?")       # jarvis/pipeline.py
+    answer.text, answer.title, answer.confidence   # "0-2 Leather and 1-3 Raw beef", "Cow", 0.84
+
+An ``Answer`` says what was found and how sure Jarvis is of it, nothing about how it is shown: the words and
+lines a player reads are made from it by jarvis/replies.py (the terminal's reply and ``jarvis ask --json``)
+and jarvis/bridge/chat.py (chat lines at a transport's width).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    text: str               # the best answer span, stated or not; "" when the reader found none
+    score: float            # the reader's score of the span (its own scale)
+    title: str              # the page stated or pointed to; "" when no page matched
+    reader: str             # "roberta-base-squad2", "fallback:minilm", ...
+    seconds: float
+    url: str = ""
+    pages: tuple[str, ...] = ()   # titles of the pages read, best first
+    cached: bool = False
+    sentence: str = ""      # the sentence the span was read in ("" when none)
+    confidence: float = 0.0  # the estimated probability that ``text`` is right
+    abstained: bool = True   # not stated as fact: below the answer threshold, or no span at all
+    site: str = ""                # the page's wiki, or "server guide"; "" when no page matched
+    several_sites: bool = False   # the index holds more than one site: replies name the page's site
+    # What the confidence was computed from (jarvis/confidence): for `jarvis calibrate` and for debugging.
+    signals: dict = field(default_factory=dict, compare=False, repr=False)
+    # The reader's next best candidates (readers.base.Span), best first: what else the pages might say.
+    others: tuple = field(default=(), compare=False, repr=False)
+
+    @property
+    def found(self) -> bool:
+        return bool(self.text)
