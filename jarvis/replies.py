@@ -43,8 +43,7 @@ def compose_reply(answer: Answer, budget: int = REPLY_BUDGET) -> str:
     if not answer.title:
         return DONT_KNOW
     title = title or UNTITLED   # a title of nothing printable still names a page
-    site = getattr(answer, "site", "")
-    site = _clean(site) if getattr(answer, "several_sites", False) or site == GUIDE_SITE else ""
+    site = _clean(named_site(answer))
     if answer.abstained or not text:
         url = _clean(answer.url)
         tail = f" {url}" if url and len(url) <= budget // 3 else ""
@@ -88,12 +87,19 @@ def answer_json(answer: Answer) -> dict:
             "site": answer.site}
 
 
+def named_site(answer: Answer) -> str:
+    """The site a reply names beside the page: the page's wiki when the index holds several sites, and the
+    server's guide always (players should know an answer is the server's own word); "" otherwise."""
+    return answer.site if answer.site and (answer.several_sites or answer.site == GUIDE_SITE) else ""
+
+
 def page_source(answer: Answer) -> str:
-    """The source as `jarvis ask` names it: the page, and its site when the index holds several
-    ("Cow, Minecraft Wiki"; "Land claims, server guide"); "" when no page matched."""
+    """The source as `jarvis ask` names it, by the replies' rule (``named_site``): "Cow", "Cow, Minecraft
+    Wiki", "Land claims, server guide"; "" when no page matched."""
     if not answer.title:
         return ""
-    return f"{answer.title}, {answer.site}" if answer.several_sites and answer.site else answer.title
+    site = named_site(answer)
+    return f"{answer.title}, {site}" if site else answer.title
 
 
 def _page(title: str) -> str:
