@@ -17,6 +17,7 @@ from typing import Iterator
 
 from jarvis.config import Config, LogSettings, PanelSettings
 from jarvis.answer import Answer
+from jarvis.replies import compose_reply
 
 TOKEN = "panel-test-token-7f3a9c1e55d2"
 # Questions as players type them, the answers Jarvis gave (the real Answer type), and feedback.
@@ -48,8 +49,8 @@ def write_log(config: Config) -> None:
     for question, text, page, confidence, abstained, player, feedback in LOGGED:
         answer = Answer(question=question, text=text, score=1.0, title=page, reader="test", seconds=0.3,
                         confidence=confidence, abstained=abstained, site="Sample Wiki" if page else "")
-        entry = question_log.record(question, answer, player=player, latency=0.3 + 0.1 * len(question) / 10,
-                                    origin="serve")
+        entry = question_log.record(question, answer, reply=compose_reply(answer), player=player,
+                                    latency=0.3 + 0.1 * len(question) / 10, origin="serve")
         if feedback:
             question_log.mark(entry, feedback, player=player)
 

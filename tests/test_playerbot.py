@@ -133,6 +133,17 @@ def test_reply_modes(mode, private, to):
     assert lines[0].text == ("0-2 leather (source: Cow)" if to else "Steve: 0-2 leather (source: Cow)")
 
 
+@pytest.mark.parametrize("mode, private", [("same", False), ("same", True), ("public", True)])
+def test_what_a_reply_showed_is_its_lines_less_the_addressee(mode, private):
+    """What the question log keeps: the lines the bot sent, less "Steve: " in public, joined by one space."""
+    text = "0-2 leather and 1-3 raw beef, " * 12
+    bot = layout(mode)
+    lines = bot.lines_for(question(private), text, source="Cow")
+    assert len(lines) == 2
+    assert bot.shown(question(private), lines) == " ".join(line.text for line in lines).removeprefix(
+        "" if lines[0].to else "Steve: ")
+
+
 def test_a_player_whose_name_is_unknown_is_answered_in_public():
     assert layout("private").lines_for(question(True, player=None), "x")[0].to is None
 

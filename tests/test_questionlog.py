@@ -61,9 +61,11 @@ def test_a_damaged_salt_is_a_clear_error(tmp_path):
 def test_the_log_keeps_hashes_unless_names_are_asked_for(tmp_path):
     salt = load_salt(tmp_path)
     hashed = QuestionLog(tmp_path / "a.jsonl", LogSettings(), salt)
-    hashed.record("what do cows drop?", answer("what do cows drop?"), player="Steve", latency=0.5)
+    hashed.record("what do cows drop?", answer("what do cows drop?"), reply="an answer (source: Cow)", player="Steve",
+                  latency=0.5)
     named = QuestionLog(tmp_path / "b.jsonl", LogSettings(player_names=True))
-    named.record("what do cows drop?", answer("what do cows drop?"), player="Steve", latency=0.5)
+    named.record("what do cows drop?", answer("what do cows drop?"), reply="an answer (source: Cow)", player="Steve",
+                 latency=0.5)
     assert "Steve" not in (tmp_path / "a.jsonl").read_text()
     (line,) = lines_of(tmp_path / "a.jsonl")
     assert line["player"] == player_hash("Steve", salt)
@@ -75,7 +77,7 @@ def test_the_log_keeps_hashes_unless_names_are_asked_for(tmp_path):
 def test_confidence_abstained_and_the_reply_are_logged(tmp_path):
     log = QuestionLog(tmp_path / "q.jsonl", LogSettings(player_names=True))
     unsure = answer("q", "1-3 raw beef", confidence=0.31, abstained=True, url="http://wiki.test/w/Cow")
-    log.record("q", unsure)
+    log.record("q", unsure, reply=compose_reply(unsure))
     (line,) = lines_of(tmp_path / "q.jsonl")
     assert (line["confidence"], line["abstained"], line["reply"]) == (0.31, True, compose_reply(unsure))
     assert line["reply"].startswith("not sure — ")
@@ -267,6 +269,32 @@ def test_feedback_in_chat_marks_the_last_answer_within_the_window(tmp_path, dial
     assert bridge.stats.questions == 2                  # feedback is not a question
 
 
+def test_the_logged_reply_is_what_the_chat_showed(tmp_path):
+    """A reply of two chat lines is logged as the chat showed it: the posted lines less "[Jarvis] " and the
+    "Steve: " that addresses the player, joined by one space (never a reply composed for another width)."""
+    log = QuestionLog(tmp_path / "q.jsonl", LogSettings(player_names=True))
+    long = answer("q", "0-2 Leather and 1-3 Raw beef, " * 7 + "and a saddle",
+                  sentence="When killed, an adult cow drops 0-2 Leather and 1-3 Raw beef.", confidence=0.9,
+                  abstained=False)
+    with RaspberryJuiceDouble({1: Player("Steve")}, dialect="upstream") as server:
+        bridge = Bridge(replace(FAST, mc_port=server.port, max_line=120), AnswerFunction(lambda q: long),
+                        question_log=log)
+        thread = threading.Thread(target=bridge.run, daemon=True)
+        thread.start()
+        try:
+            assert server.wait_for(lambda: "events.chat.posts" in server.commands)
+            server.say(1, "jarvis, what do cows drop?")
+            assert server.wait_for(lambda: len(server.posts) == 2)
+        finally:
+            bridge.stop()
+            thread.join(timeout=20)
+    first, second = server.posts
+    assert first.startswith("[Jarvis] Steve: ") and second.startswith("[Jarvis] ")
+    (line,) = lines_of(tmp_path / "q.jsonl")
+    assert line["reply"] == first.removeprefix("[Jarvis] Steve: ") + " " + second.removeprefix("[Jarvis] ")
+    assert line["reply"] != compose_reply(long)            # composed for the chat's width, not the terminal's
+
+
 def test_a_serve_session_with_ten_players_logs_every_question(tmp_path, bundled_index):
     """`jarvis serve` against the RaspberryJuice double: 10 players ask 3 questions each (as fast as the
     rate limit lets them) and 3 mark their answer wrong; the log has every question once, hashed players
@@ -306,3 +334,15 @@ def test_a_serve_session_with_ten_players_logs_every_question(tmp_path, bundled_
     assert data["questions"] == 30 and data["answered"] + data["unsure"] + data["unknown"] == 30
     assert {"question": questions[2], "count": 10} in data["unanswered"]
     assert data["marked_wrong"] and data["marked_wrong"][0]["count"] == 3
+    # Each logged reply is what the chat showed: the posted lines less "[Jarvis] " and the "NAME: " that
+    # addresses the player, joined by one space.
+    shown: list[list[str]] = []
+    for post in server.posts:
+        text = post.removeprefix("[Jarvis] ")
+        name, _, rest = text.partition(": ")
+        if name in {p.name for p in players.values()}:
+            shown.append([rest])
+        else:
+            shown[-1].append(text)
+    replies = [" ".join(parts) for parts in shown if not parts[0].startswith("noted")]
+    assert sorted(r["reply"] for r in asked) == sorted(replies)

@@ -10,8 +10,8 @@ player's answers in the order asked.
 
 The :class:`AnswerThread` answers the queued questions one at a time, in order, so each player's answers
 come in the order asked; a slow answer never stalls the chat (the poller goes on). Every answer,
-on every transport, in-process or from a pool, goes the same way: to the question log, the event
-log, and the reply layout. An answerer that raises does not stop the bridge: a user error (a question
+on every transport, in-process or from a pool, goes the same way: laid out as chat lines (the reply
+layout), then to the question log (with what those lines show) and the event log. An answerer that raises does not stop the bridge: a user error (a question
 too long) is said as it is, anything else as "something went wrong".
 """
 from __future__ import annotations
@@ -137,12 +137,13 @@ class AnswerThread:
         return deliver, notify
 
     def _answered(self, question: Question, answer: Answer, began: float) -> list[OutLine]:
-        self.feedback.record(question, answer)
+        lines = self.layout.answer_reply(question, answer)
+        self.feedback.record(question, answer, lines)
         log_event("answered", player=self.names(question.player), question=question.text, found=bool(answer.found),
                   answer=answer.text, title=answer.title, reader=answer.reader, private=question.private,
                   answer_ms=round((time.monotonic() - began) * 1000),
                   waited_ms=round((began - question.seen_at) * 1000))
-        return self.layout.answer_reply(question, answer)
+        return lines
 
     def _failed(self, question: Question, exc: Exception) -> list[OutLine]:
         """A user error (a question too long, no worker in time) is said as it is; anything else is not."""
@@ -152,5 +153,6 @@ class AnswerThread:
         else:
             log.error("answering %r failed", question.text, exc_info=exc)
             message = SOMETHING_WENT_WRONG
-        self.feedback.record(question, None, message)
-        return self.layout.lines_for(question, message)
+        lines = self.layout.lines_for(question, message)
+        self.feedback.record(question, None, lines, message)
+        return lines

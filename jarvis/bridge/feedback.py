@@ -16,6 +16,7 @@ from jarvis.bridge.chat import MAX_TRACKED_PLAYERS, Question, feedback_kind
 from jarvis.bridge.events import PlayerNames, log_event
 from jarvis.bridge.reply_layout import ReplyLayout
 from jarvis.bridge.outbox import Outbox
+from jarvis.bridge.transport import OutLine
 
 if TYPE_CHECKING:
     from jarvis.answer import Answer   # one answer type: in process or through the pool (jarvis.network)
@@ -39,12 +40,14 @@ class Feedback:
         self._last_logged: dict[int | str, tuple[str, float]] = {}
         self._lock = threading.Lock()
 
-    def record(self, question: Question, answer: Answer | None, error: str = "") -> None:
-        """Log a question with its answer, or with the error that stopped it (the worker's thread)."""
+    def record(self, question: Question, answer: Answer | None, lines: list[OutLine], error: str = "") -> None:
+        """Log a question with its answer, or with the error that stopped it, and what ``lines`` (the chat
+        lines that answer it) showed the player (the answering thread)."""
         if self.question_log is None:
             return
-        entry_id = self.question_log.record(question.text, answer, player=question.player, origin="serve",
-                                            error=error, latency=time.monotonic() - question.seen_at)
+        entry_id = self.question_log.record(question.text, answer, reply=self.layout.shown(question, lines),
+                                            player=question.player, origin="serve", error=error,
+                                            latency=time.monotonic() - question.seen_at)
         if answer is not None:
             with self._lock:
                 if len(self._last_logged) >= MAX_TRACKED_PLAYERS:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable
 from jarvis.bridge.chat import PREFIX, Question, ReplyStyle, answer_lines, reply_lines
 from jarvis.bridge.player import whisper_overhead
 from jarvis.bridge.transport import OutLine
+from jarvis.bridge.wire import chat_safe
 from jarvis.config import BotSettings, BridgeSettings
 
 if TYPE_CHECKING:
@@ -65,6 +66,15 @@ class ReplyLayout:
         """The answer's reply (jarvis/replies.py: stated, not sure, or I don't know) as chat lines."""
         return self._out_lines(question, True, None, lambda addressee, width, lines, prefix: answer_lines(
             answer, player=addressee, max_line=width, max_lines=lines, prefix=prefix))
+
+    def shown(self, question: Question | None, lines: list[OutLine]) -> str:
+        """What ``lines`` showed the player: their text less this transport's prefix, and less the "NAME: "
+        that addresses the player on the first, joined by one space (what the question log keeps)."""
+        texts = [line.text.removeprefix(self.style.prefix) for line in lines]
+        addressee = question.player if question is not None and lines and lines[0].to is None else None
+        if texts and addressee:
+            texts[0] = texts[0].removeprefix(f"{chat_safe(addressee)}: ")
+        return " ".join(texts)
 
     def _out_lines(self, question: Question | None, answered: bool, max_lines: int | None,
                    compose: Compose) -> list[OutLine]:

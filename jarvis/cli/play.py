@@ -39,14 +39,14 @@ def cmd_ask(args: argparse.Namespace, config: Config) -> int:
         set_up_models(config)
         with assemble(config, index_dir(args, config)) as jarvis:
             answer = jarvis.ask(question)
+    from jarvis.replies import answer_json, compose_reply, describe
+
     try:   # logged as serve logs (QuestionLog.record), before the output (which a closed pipe may cut short)
         question_log = open_question_log(config)
-        if question_log is not None:
-            question_log.record(question, answer, latency=answer.seconds, origin="ask")
+        if question_log is not None:   # with the reply the terminal shows
+            question_log.record(question, answer, reply=compose_reply(answer), latency=answer.seconds, origin="ask")
     except OSError as exc:   # the answer was given; a log that cannot be written is no reason to fail
         log.warning("question not logged: %s", exc)
-    from jarvis.replies import answer_json, describe
-
     if args.json:
         emit_json(answer_json(answer))
     else:

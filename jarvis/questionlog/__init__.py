@@ -1,12 +1,12 @@
 """The question log and the admin's report on it.
 
     log = open_question_log(config)                    # None when logging is off
-    entry = log.record(question, answer, player="Steve", latency=0.41)
+    entry = log.record(question, answer, reply=shown, player="Steve", latency=0.41)   # shown: what the chat showed
     log.mark(entry, "wrong", player="Steve")           # "jarvis, wrong" in chat
     report = build_report(read_log(config.question_log_path), since=None)
 
 log.py writes (one JSON line per question or feedback, salted player hashes, rotation by size, a
-lock shared by threads and processes); report.py reads the log and its rotated files back and
+lock shared by threads and processes); usage_report.py reads the log and its rotated files back and
 summarises them (`jarvis report`). The format: docs/data-formats.md.
 """
 from __future__ import annotations

@@ -8,6 +8,10 @@
      "abstained": null, "page": "Cow", "site": "Minecraft Wiki", "latency_s": 0.412}
     {"type": "feedback", "id": "9c1e…", "time": "…", "feedback": "wrong", "player": "3fa1b2c4d5e6f708"}
 
+``reply`` is what the player was shown: for a question served in the chat, the posted lines less their
+"[Jarvis] " prefix and the "NAME: " that addresses the player, joined by one space (the bridge's
+``ReplyLayout.shown``); for `jarvis ask`, the terminal's reply.
+
 A feedback line names the question line it marks by ``id``: the log is only ever appended to, so a
 mark never rewrites a line (and survives a rotation between the two). ``player`` is a salted hash
 (jarvis/privacy.py), or the name when the admin asked for names, or null (`jarvis ask`).
@@ -32,7 +36,6 @@ from filelock import FileLock, Timeout
 
 from jarvis.config import LogSettings
 from jarvis.privacy import player_hash
-from jarvis.replies import compose_reply
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +53,11 @@ def rotated_paths(path: Path, backups: int) -> list[Path]:
     return [path.with_name(f"{path.name}.{i}") for i in range(backups, 0, -1)] + [path]
 
 
-def answer_facts(answer) -> dict:
-    """What the log keeps of an answer (a jarvis.answer.Answer): the span, the reply the chat showed,
-    how sure Jarvis was and whether it stated the answer, the page stated or pointed to, and its site."""
-    return {"answer": answer.text, "reply": compose_reply(answer), "found": answer.found,
+def answer_facts(answer, reply: str) -> dict:
+    """What the log keeps of an answer (a jarvis.answer.Answer): the span, ``reply`` (what the player was shown:
+    the chat's lines, or the terminal's reply), how sure Jarvis was and whether it stated the answer, the page
+    stated or pointed to, and its site."""
+    return {"answer": answer.text, "reply": reply, "found": answer.found,
             "confidence": round(float(answer.confidence), 4), "abstained": bool(answer.abstained),
             "page": answer.title, "site": answer.site}
 
@@ -78,12 +82,16 @@ class QuestionLog:
             return None
         return name if self.settings.player_names else player_hash(name, self._salt)
 
-    def record(self, question: str, answer=None, *, player: str | None = None, latency: float | None = None,
-               origin: str = "serve", error: str = "") -> str:
-        """Log one question and its answer (or the error that stopped it); returns the line's id."""
+    def record(self, question: str, answer=None, *, reply: str = "", player: str | None = None,
+               latency: float | None = None, origin: str = "serve", error: str = "") -> str:
+        """Log one question with ``reply``, what the player was shown, and its answer (or the error that
+        stopped it: ``reply`` is then the error, unless the shown text is given); returns the line's id."""
+        if answer is not None and not reply:
+            raise ValueError("an answer is logged with the reply the player was shown")
         entry_id = uuid.uuid4().hex[:16]
-        facts = answer_facts(answer) if answer is not None else {
-            "answer": "", "reply": error, "found": False, "confidence": None, "abstained": None, "page": "", "site": ""}
+        facts = answer_facts(answer, reply) if answer is not None else {
+            "answer": "", "reply": reply or error, "found": False, "confidence": None, "abstained": None, "page": "",
+            "site": ""}
         record = {"type": "question", "id": entry_id, "time": utc_now(), "origin": origin,
                   "player": self.player(player), "question": question, **facts,
                   "latency_s": None if latency is None else round(latency, 3)}
