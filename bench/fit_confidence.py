@@ -46,7 +46,7 @@ from jarvis.eval.questions import load_questions  # noqa: E402
 from jarvis.eval.runner import PageResolver  # noqa: E402
 from jarvis.index import Searcher, build_index  # noqa: E402
 from jarvis.config import Config  # noqa: E402
-from jarvis.confidence import ConfidenceModel, shipped_model_path  # noqa: E402
+from jarvis.confidence import AnswerPolicy, ConfidenceModel, shipped_model_path  # noqa: E402
 from jarvis.assembly import assemble  # noqa: E402
 from jarvis.readers import load_reader  # noqa: E402
 
@@ -93,7 +93,7 @@ def observe_all(config: Config, reader_name: str, workdir: Path) -> tuple[list, 
             reader = load_reader(replace(config.reader, model=""), encoder=searcher.encoder, name=reader_name,
                                  glossary=searcher.glossary)
             jarvis = assemble(config, searcher=searcher, reader=reader, settings=replace(config.reader, cache_size=0),
-                              confidence=ConfidenceModel.neutral(reader_name))
+                              policy=AnswerPolicy.of(ConfidenceModel.neutral(reader_name)))
             for path, into in ([(p, fit_obs) for p in fit_sets] + [(p, held_obs) for p in held_sets]
                                + [(p, developed_obs) for p in developed_sets]):
                 wiki_of[path.name] = wiki
@@ -130,7 +130,7 @@ def fit_guide(config: Config, reader_key: str, precision: float, dry_run: bool) 
             reader = load_reader(replace(config.reader, model=""), encoder=searcher.encoder, name=reader_key,
                                  glossary=searcher.glossary)
             neutral = assemble(config, searcher=searcher, reader=reader, settings=replace(config.reader, cache_size=0),
-                               confidence=ConfidenceModel.neutral(reader.name))
+                               policy=AnswerPolicy.of(ConfidenceModel.neutral(reader.name)))
             fit_obs = [o for path in GUIDE_FITS
                        for o in observe(neutral, load_questions(path), resolver, path.name, progress=False)
                        if o.answer_title in guide_titles]
@@ -144,7 +144,7 @@ def fit_guide(config: Config, reader_key: str, precision: float, dry_run: bool) 
                 model.save(shipped_model_path(name))
             # Judged as a player would meet it: the whole pipeline, the guide model for guide answers.
             whole = assemble(config, searcher=searcher, reader=reader, settings=replace(config.reader, cache_size=0))
-            whole.guide_confidence = model
+            whole.policy = whole.policy.with_models(guide=model)
             held = {path.name: observe(whole, load_questions(path), resolver, path.name, progress=False)
                     for path in GUIDE_HELD}
     cv = [o.judged(c, threshold) for o, c in zip(fit_obs, confidence)]

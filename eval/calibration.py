@@ -21,7 +21,7 @@ from jarvis.eval.metrics import best_f1, is_right
 from jarvis.eval.players_view import (PlayersView, calibration_error, reliability, risk_coverage, threshold_for,
                                verdict)
 from jarvis.eval.questions import Question
-from jarvis.confidence import ConfidenceModelError
+from jarvis.confidence import ConfidenceModelError, stated
 from jarvis.replies import compose_reply
 
 
@@ -45,9 +45,10 @@ class Observation:
     verdict: str = ""
 
     def judged(self, confidence: float, threshold: float) -> "Observation":
-        stated = bool(self.answer) and confidence >= threshold
-        return replace(self, confidence=confidence if self.answer else 0.0, abstained=not stated,
-                       verdict=verdict(stated, self.right_if_stated, bool(self.answer_title),
+        """The observation as the answer policy would state it at ``threshold`` with this ``confidence``."""
+        is_stated = stated(bool(self.answer), confidence, threshold)
+        return replace(self, confidence=confidence if self.answer else 0.0, abstained=not is_stated,
+                       verdict=verdict(is_stated, self.right_if_stated, bool(self.answer_title),
                                        self.points_to_expected))
 
 
@@ -228,7 +229,7 @@ def run_calibration(options: CalibrationOptions, config, reader_name: str | None
     from jarvis.eval.questions import load_questions
     from jarvis.eval.runner import PageResolver
     from jarvis.index import Searcher, ensure_index
-    from jarvis.confidence import ConfidenceModel, calibration_path
+    from jarvis.confidence import AnswerPolicy, ConfidenceModel, calibration_path
     from jarvis.assembly import assemble
     from jarvis.readers import load_reader
 
@@ -239,7 +240,7 @@ def run_calibration(options: CalibrationOptions, config, reader_name: str | None
         searcher.warm_up()
         reader = load_reader(config.reader, encoder=searcher.encoder, name=reader_name, glossary=searcher.glossary)
         jarvis = assemble(config, searcher=searcher, reader=reader, settings=replace(config.reader, cache_size=0),
-                          confidence=ConfidenceModel.neutral(reader.name))
+                          policy=AnswerPolicy.of(ConfidenceModel.neutral(reader.name), settings=config.reader))
         observations = []
         for path in options.questions:
             questions = [q for q in load_questions(Path(path))[::options.every]

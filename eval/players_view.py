@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from jarvis.confidence.policy import stated
+
 RIGHT, WRONG, UNSURE_EXPECTED, UNSURE_OTHER, UNKNOWN = "right", "wrong", "unsure-expected", "unsure-other", "unknown"
 VERDICTS = (RIGHT, WRONG, UNSURE_EXPECTED, UNSURE_OTHER, UNKNOWN)
 BIN_WIDTH = 0.2          # the reliability diagram's bins (the calibration target is stated for these)
@@ -87,15 +89,13 @@ class PlayersView:
 
 def risk_coverage(results: Sequence) -> list[tuple[float, float, float]]:
     """(threshold, coverage, precision) for a threshold at every distinct confidence, highest first: what
-    would be stated at that threshold, and how much of it would be right. Questions without an answer
-    are never stated."""
-    answered = sorted(((r.confidence, r.right_if_stated) for r in results if _answered(r)), key=lambda x: -x[0])
-    curve, right = [], 0
-    for i, (confidence, is_right) in enumerate(answered):
-        right += is_right
-        if i + 1 < len(answered) and answered[i + 1][0] == confidence:
-            continue   # ties are stated together
-        curve.append((confidence, (i + 1) / len(results), right / (i + 1)))
+    the answer policy would state at that threshold (jarvis.confidence.stated), and how much of it would be
+    right. Questions without an answer are never stated."""
+    answered = [(r.confidence, r.right_if_stated) for r in results if _answered(r)]
+    curve = []
+    for threshold in sorted({confidence for confidence, _ in answered}, reverse=True):
+        said = [is_right for confidence, is_right in answered if stated(True, confidence, threshold)]
+        curve.append((threshold, len(said) / len(results), sum(said) / len(said)))
     return curve
 
 

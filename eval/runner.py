@@ -130,7 +130,7 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
                 for other in ("lexical", "baseline"):
                     if other in searchers:
                         jarvis = assemble(config, searcher=searchers[other], reader=reader, settings=settings,
-                                          confidence=jarvis.confidence)
+                                          policy=jarvis.policy)
                         configs.append(evaluate_full(replace(reader_config, default=False), other, jarvis,
                                                      questions, resolver, bar))
 

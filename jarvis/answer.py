@@ -28,6 +28,10 @@ class Answer:
     abstained: bool = True   # not stated as fact: below the answer threshold, or no span at all
     site: str = ""                # the page's wiki, or "server guide"; "" when no page matched
     several_sites: bool = False   # the index holds more than one site: replies name the page's site
+    # How it was judged (jarvis/confidence/policy.py): the rule ("wiki", "guide", "taught") and the threshold its
+    # confidence was held against; "" and None when there was no answer to judge.
+    rule: str = ""
+    threshold: float | None = None
     # What the confidence was computed from (jarvis/confidence): for `jarvis calibrate` and for debugging.
     signals: dict = field(default_factory=dict, compare=False, repr=False)
     # The reader's next best candidates (readers.base.Span), best first: what else the pages might say.
@@ -36,3 +40,8 @@ class Answer:
     @property
     def found(self) -> bool:
         return bool(self.text)
+
+    @property
+    def stated(self) -> bool:
+        """Stated as fact (not "not sure")."""
+        return self.found and not self.abstained

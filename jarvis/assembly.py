@@ -1,4 +1,4 @@
-"""The one place the answering path is put together: index, reader, confidence model, passage selection, cache.
+"""The one place the answering path is put together: index, reader, answer policy, passage selection, cache.
 
     with assemble(config, index_dir) as jarvis:          # what `jarvis ask` and `jarvis serve` run
         answer = jarvis.ask("what do cows drop?")
@@ -6,14 +6,15 @@
 ``ask``, ``serve``, ``worker``, ``eval``, ``calibrate`` and the benchmarks all come through here, so what is
 measured is what players get. A caller that compares several readers over one index hands in the open
 searcher (``searcher=``: it stays open, the caller closes it) and the reader (``reader=``); a caller that
-fits a confidence model hands in a neutral one (``confidence=``). Everything not handed in is made here the
-way ``jarvis ask`` makes it:
+fits a confidence model hands in an answer policy with a neutral model (``policy=``). Everything not handed
+in is made here the way ``jarvis ask`` makes it:
 
 - the searcher (index/): opened on ``index_dir`` and warmed up (the question encoder of a hybrid index);
 - the reader (jarvis/readers): ``ReaderSettings.reader`` by name, else the span reader, falling back as
   ``load_reader`` says; it is given the searcher's encoder and the index's glossary;
-- the confidence models: the reader's own (``$JARVIS_HOME/calibration/`` first, then the shipped one), and
-  the one for answers from the server's guide pages when one was fitted;
+- the answer policy (jarvis/confidence/policy.py): the reader's confidence models (``$JARVIS_HOME/calibration/``
+  first, then the shipped one; the one for answers from the server's guide pages when one was fitted) with the
+  thresholds of the settings;
 - the passage ranker (jarvis/readers/ranking.py), for the paragraph pre-ranking of ``max_paragraphs`` and for
   passage selection: when the reader declares it reads within a token budget (``Reader.needs``), a selector
   counting with the reader's tokenizer and window.
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jarvis.config import Config, ReaderSettings, resolved_token_budget
-from jarvis.confidence import ConfidenceModel, load_confidence_model, load_guide_confidence_model
+from jarvis.confidence import AnswerPolicy, load_answer_policy
 from jarvis.readers import load_reader
 from jarvis.readers.base import Reader
 from jarvis.readers.ranking import PassageRanker
@@ -49,7 +50,7 @@ def passage_selector(reader: Reader, settings: ReaderSettings,
 
 
 def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "Searcher | None" = None,
-             reader: Reader | None = None, confidence: ConfidenceModel | None = None,
+             reader: Reader | None = None, policy: AnswerPolicy | None = None,
              settings: ReaderSettings | None = None) -> "Jarvis":
     """A ready ``Jarvis``; see the module docstring. ``settings``: reader settings other than ``config.reader``."""
     from jarvis.pipeline import Jarvis
@@ -69,15 +70,13 @@ def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "
         if reader is None:
             reader = load_reader(settings, encoder=searcher.encoder, name=settings.reader or None,
                                  glossary=searcher.glossary)
-        guide_confidence = None
-        if confidence is None:
-            confidence = load_confidence_model(reader.name, settings, config.home)
-            guide_confidence = load_guide_confidence_model(reader.name, settings, config.home)
+        if policy is None:
+            policy = load_answer_policy(reader.name, settings, config.home)
         ranker = PassageRanker(settings.passages)
         selector = passage_selector(reader, settings, ranker)
     except BaseException:
         if owned:
             searcher.close()
         raise
-    return Jarvis(searcher, reader, confidence, settings, guide_confidence, config.top_k, selector=selector,
-                  ranker=ranker, owns_searcher=owned)
+    return Jarvis(searcher, reader, policy, settings, config.top_k, selector=selector, ranker=ranker,
+                  owns_searcher=owned)

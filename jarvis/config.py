@@ -167,6 +167,9 @@ class ReaderSettings:
     # 32 % stated (docs/confidence.md).
     # None: the threshold chosen with the reader's confidence model (ConfidenceModel.threshold).
     answer_threshold: float | None = None
+    # A threshold of its own for the answers read on one site's pages (a wiki's name, or "server guide"): over
+    # answer_threshold and the model's own for that site (jarvis/confidence/policy.py). {}: none.
+    site_thresholds: dict = field(default_factory=dict)
     confidence_model: str = ""          # a confidence model file to use instead of the reader's own
     # The reader reads the question as retrieval searched it: chat spellings spelt out and typos put right
     # against the index's words ("wat do endermn drop" is read as "what do enderman drop"; index/spelling.py).

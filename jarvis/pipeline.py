@@ -5,9 +5,10 @@
     answer.confidence, answer.abstained                # 0.81, False (jarvis/answer.py: plain data)
 
 Every answer gets ``confidence``, the estimated probability that it is right: the reader's signals and
-the retrieval's (jarvis/confidence) weighed by a model fitted on dev question sets. Below
-``ReaderSettings.answer_threshold`` Jarvis does not state the answer (``abstained``): the reply says it is
-not sure and points to the page (jarvis/replies.py).
+the retrieval's (jarvis/confidence) weighed by a model fitted on dev question sets. The answer policy
+(jarvis/confidence/policy.py) picks that model and the threshold by the page's site; below the threshold
+Jarvis does not state the answer (``abstained``): the reply says it is not sure and points to the page
+(jarvis/replies.py). The answer records the policy's rule and threshold (``rule``, ``threshold``).
 
 ``Jarvis.ask`` may be called again and again, from one worker thread (the chat bridge) or
 several (a lock serialises them: one model, one question at a time). Answers are cached per
@@ -28,7 +29,7 @@ from jarvis.answer import Answer
 from jarvis.crawler.guide import GUIDE_PAGE_KIND, GUIDE_SITE
 from jarvis.crawler.sentences import split_sentences
 from jarvis.config import ReaderSettings
-from jarvis.confidence import ConfidenceModel, agreement_signals, answer_signals, place_signals, retrieval_signals
+from jarvis.confidence import AnswerPolicy, Decision, agreement_signals, answer_signals, place_signals, retrieval_signals
 from jarvis.errors import JarvisError
 from jarvis.lexical import TermAnalyzer
 from jarvis.readers.base import Passage, Reader, Span, sentence_around
@@ -129,13 +130,20 @@ class Page(Protocol):
 
 @dataclass(frozen=True)
 class Judged:
-    """The reader's answer, judged by the confidence model."""
+    """The reader's answer, judged by the answer policy."""
 
     span: Span
     signals: dict           # what the confidence model weighed
-    confidence: float       # the probability that it is right
-    threshold: float        # from this confidence up, the answer is stated
+    decision: Decision      # the policy's rule, the probability that it is right, and the threshold
     others: tuple[Span, ...] = ()   # the reader's next best candidates, best first
+
+    @property
+    def confidence(self) -> float:
+        return self.decision.confidence
+
+    @property
+    def threshold(self) -> float:
+        return self.decision.threshold
 
 
 @dataclass
@@ -179,11 +187,8 @@ class Jarvis:
 
     searcher: Searcher
     reader: Reader
-    confidence: ConfidenceModel
+    policy: AnswerPolicy            # which confidence model and threshold judge an answer (by its page's site)
     settings: ReaderSettings = field(default_factory=ReaderSettings)
-    # The confidence of answers read on the server's own guide pages, fitted on guide questions (the guide says
-    # what its author meant; wiki questions say nothing of it). None: the wiki model judges them too.
-    guide_confidence: ConfidenceModel | None = None
     top_k: int = 3
     # The span reader reads what fits a token budget (jarvis/readers/passages.py): long real pages no longer
     # mean long waits. None: the reader reads every passage given (the fallback ranks them itself).
@@ -263,14 +268,14 @@ class Jarvis:
             return Answer(question, "", 0.0, top.title if top else "", self.reader.name,
                           time.perf_counter() - began, url=getattr(top, "url", "") if top else "", pages=titles,
                           site=getattr(top, "site", "") if top else "", several_sites=several)
-        span = judged.span
-        abstained = judged.confidence < judged.threshold
-        shown = self.unsure_pointer(question, judged, pages) if abstained else span
+        span, decision = judged.span, judged.decision
+        shown = span if decision.stated else self.unsure_pointer(question, judged, pages)
         return Answer(question, span.text, span.score, shown.passage.title, self.reader.name,
                       time.perf_counter() - began, url=shown.passage.url, pages=titles,
-                      sentence=sentence_around(shown), confidence=judged.confidence,
-                      abstained=abstained, site=shown.passage.site,
-                      several_sites=several, signals=judged.signals, others=judged.others)
+                      sentence=sentence_around(shown), confidence=decision.confidence,
+                      abstained=not decision.stated, site=shown.passage.site, several_sites=several,
+                      rule=decision.rule, threshold=decision.threshold, signals=judged.signals,
+                      others=judged.others)
 
     def unsure_pointer(self, question: str, judged: Judged, pages: Sequence[Page]) -> Span:
         """What a "not sure" reply points to and quotes (``ReaderSettings.unsure_page``): "answer", the unsure
@@ -291,17 +296,6 @@ class Jarvis:
         end = next((e for _, e in split_sentences(passage.text)), len(passage.text))
         return Span(passage.text[:end], 0.0, passage, 0, end)
 
-    def confidence_for(self, span: Span) -> ConfidenceModel:
-        """The model that judges an answer: the guide's for a guide page (when there is one), else the wiki's."""
-        if span.passage.site == GUIDE_SITE and self.guide_confidence is not None:
-            return self.guide_confidence
-        return self.confidence
-
-    def answer_threshold(self, model: ConfidenceModel) -> float:
-        """Below this confidence an answer is not stated: the setting when given, else the model's own."""
-        explicit = self.settings.answer_threshold
-        return explicit if explicit is not None else model.threshold
-
     def judge(self, question: str, pages: Sequence[Page], glossary=None) -> Judged | None:
         """The reader's answer in the pages with its confidence and the signals it was computed from (what
         ``ask`` answers with; ``jarvis calibrate`` fits the confidence model on them); None when none.
@@ -319,8 +313,7 @@ class Jarvis:
         if glossary is None:
             glossary = self.searcher.snapshot().glossary
         signals = self.signals(question, pages, span, glossary, candidates[1:])
-        model = self.confidence_for(span)
-        return Judged(span, signals, model.predict(signals), self.answer_threshold(model), tuple(candidates[1:]))
+        return Judged(span, signals, self.policy.judge(span.passage.site, signals), tuple(candidates[1:]))
 
     def _candidates(self, question: str, passages: Sequence[Passage]) -> list[Span]:
         """The reader's answer first, then its next best candidates (a reader that has only one: its answer)."""

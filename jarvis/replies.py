@@ -84,7 +84,8 @@ def answer_json(answer: Answer) -> dict:
             "seconds": round(answer.seconds, 3), "found": answer.found, "url": answer.url,
             "pages": list(answer.pages), "cached": answer.cached, "confidence": round(answer.confidence, 4),
             "abstained": answer.abstained, "reply": compose_reply(answer), "sentence": answer.sentence,
-            "site": answer.site}
+            "site": answer.site, "rule": answer.rule,
+            "threshold": None if answer.threshold is None else round(answer.threshold, 4)}
 
 
 def named_site(answer: Answer) -> str:

@@ -99,6 +99,7 @@ BOUNDS = {
     ("panel", "threads"): (1, 64),
     ("panel", "build_timeout"): (1, None),
     ("reader", "answer_threshold"): (0, 1),
+    ("reader", "site_thresholds"): (0, 1),    # each site's
 }
 NON_NEGATIVE_TABLES = ("bridge", "bot", "log", "redis", "panel")
 
@@ -229,6 +230,12 @@ def _convert(where: str, annotation, value):
 
 def _check(table: str, key: str, value):
     where = f"[{table}] {key}"
+    if isinstance(value, dict) and (table, key) in BOUNDS:   # a table of bounded numbers: each one in bounds
+        low, high = BOUNDS[table, key]
+        for name, number in value.items():
+            if not low <= number <= high:
+                raise SettingsError(f"{where}: {name} = {number} is out of range ({low}-{high})")
+        return value
     allowed = choices().get((table, key))
     if allowed is not None and value not in allowed:
         raise SettingsError(f"{where}: {_show(value)} is not one of {', '.join(allowed)}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -101,6 +102,59 @@ def test_the_threshold_splits_stated_from_unsure(tmp_path, small_index, probabil
     else:
         assert compose_reply(answer).startswith("not sure — the Glimmer page says: ") and answer.url in compose_reply(answer)
         assert answer.text and answer_json(answer)["answer"] == answer.text   # the span is kept, just not stated
+
+
+def test_the_answer_policy_picks_the_model_and_threshold_by_site_and_states_a_taught_answer():
+    from jarvis.confidence import AnswerPolicy, likely_wrong
+    from jarvis.crawler.guide import GUIDE_SITE
+
+    wiki = ConfidenceModel("r", (), (), (), (), 0.0, fitted_on={"threshold": 0.4})      # 0.5 for every answer
+    guide = ConfidenceModel("r-guide", (), (), (), (), 2.0, fitted_on={"threshold": 0.3})   # 0.88
+    policy = AnswerPolicy(wiki, guide)
+    decision = policy.judge("Minecraft Wiki", {})
+    assert (decision.rule, round(decision.confidence, 2), decision.threshold, decision.stated) == ("wiki", 0.5, 0.4, True)
+    decision = policy.judge(GUIDE_SITE, {})
+    assert (decision.rule, round(decision.confidence, 2), decision.threshold) == ("guide", 0.88, 0.3)
+    assert AnswerPolicy(wiki).judge(GUIDE_SITE, {}).confidence == pytest.approx(0.5)   # no guide model: the wiki's
+    # The thresholds: a site's own, else the setting for every site, else the judging model's.
+    settings = ReaderSettings(answer_threshold=0.6, site_thresholds={"Minecraft Wiki": 0.45})
+    policy = AnswerPolicy.of(wiki, guide, settings)
+    assert (policy.threshold_for("Minecraft Wiki"), policy.threshold_for("Other Wiki"),
+            policy.threshold_for(GUIDE_SITE)) == (0.45, 0.6, 0.6)
+    assert not policy.judge("Other Wiki", {}).stated
+    taught = policy.taught()
+    assert taught.rule == "taught" and taught.stated
+    # The desk's "likely wrong": a low confidence under a model's rule; a taught answer never.
+    assert likely_wrong("wiki", 0.5, 0.75) and not likely_wrong("wiki", 0.8, 0.75)
+    assert not likely_wrong("taught", 0.0, 0.75) and not likely_wrong("wiki", None, 0.75)
+    from jarvis.panel.log_view import likely_wrong as desk_flags   # the desk asks the policy
+    logged = {"type": "question", "found": True, "abstained": False, "page": "Furnace", "confidence": 0.3}
+    assert desk_flags({**logged, "rule": "wiki"}, 0.75) and not desk_flags({**logged, "rule": "taught"}, 0.75)
+
+
+def test_a_site_threshold_from_the_settings_file_judges_that_sites_answers(tmp_path, small_index):
+    """[reader.site_thresholds] in a settings file: the answers of that site are held against its threshold, and
+    the answer and the question log say which rule and threshold applied."""
+    from jarvis.settings_file import SettingsError, load_settings_file
+
+    path = constant_model(0.7).save(tmp_path / "model.json")
+    settings = tmp_path / "jarvis.toml"
+    settings.write_text(f'[reader]\nreader = "fallback:lexical"\nconfidence_model = "{path}"\nanswer_threshold = 0.5\n'
+                        '[reader.site_thresholds]\n"Sample Wiki" = 0.9\n', encoding="utf-8")
+    config, _ = load_settings_file(settings, Config(home=tmp_path))
+    assert config.reader.site_thresholds == {"Sample Wiki": 0.9}
+    with assemble(replace(config, reader=replace(config.reader, model="")), small_index) as jarvis:
+        answer = jarvis.ask("what do glimmers drop")
+        site = answer.site
+    assert answer.found and (answer.rule, answer.threshold) == ("wiki", 0.5)   # the page's site has no threshold
+    config = replace(config, reader=replace(config.reader, model="", site_thresholds={site: 0.9}))
+    with assemble(config, small_index) as jarvis:
+        answer = jarvis.ask("what do glimmers drop")
+    assert (answer.rule, answer.threshold, answer.abstained) == ("wiki", 0.9, True)
+    assert (answer_json(answer)["rule"], answer_json(answer)["threshold"]) == ("wiki", 0.9)
+    settings.write_text('[reader.site_thresholds]\n"Sample Wiki" = 1.5\n', encoding="utf-8")
+    with pytest.raises(SettingsError, match=r"\[reader\] site_thresholds: Sample Wiki = 1.5 is out of range"):
+        load_settings_file(settings, Config(home=tmp_path))
 
 
 def test_fitting_learns_the_signal_that_tells_right_from_wrong_and_is_calibrated():

@@ -69,7 +69,8 @@ def test_the_log_keeps_hashes_unless_names_are_asked_for(tmp_path):
     assert "Steve" not in (tmp_path / "a.jsonl").read_text()
     (line,) = lines_of(tmp_path / "a.jsonl")
     assert line["player"] == player_hash("Steve", salt)
-    assert {"time", "question", "reply", "confidence", "abstained", "page", "site", "latency_s", "player"} <= set(line)
+    assert {"time", "question", "reply", "confidence", "abstained", "page", "site", "rule", "threshold", "latency_s",
+            "player"} <= set(line)
     assert (line["page"], line["site"], line["found"], line["confidence"]) == ("Cow", "Minecraft Wiki", True, 0.0)
     assert lines_of(tmp_path / "b.jsonl")[0]["player"] == "Steve"
 

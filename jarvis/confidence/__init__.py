@@ -4,7 +4,10 @@
     confidence = model.predict({**retrieval_signals(hits, title), **answer_signals(...), **span.signals})
 
 - ``signals.py``: the retrieval's and the answer's signals (the reader adds its own, ``Span.signals``);
-- ``model.py``: ``ConfidenceModel`` (a logistic regression stored as JSON) and ``fit_confidence``.
+- ``model.py``: ``ConfidenceModel`` (a logistic regression stored as JSON) and ``fit_confidence``;
+- ``policy.py``: ``AnswerPolicy``, which model judges an answer and the threshold it must reach, by site (wiki,
+  the server's guide, taught), and whether it is stated: what the pipeline, the eval and the desk decide with.
+  ``load_answer_policy`` makes a reader's.
 
 Which model a reader gets, first found:
 1. ``ReaderSettings.confidence_model``, a file named explicitly;
@@ -20,10 +23,13 @@ import re
 from pathlib import Path
 
 from jarvis.confidence.model import ConfidenceModel, ConfidenceModelError, fit_confidence
+from jarvis.confidence.policy import AnswerPolicy, Decision, likely_wrong, stated
 from jarvis.confidence.signals import agreement_signals, answer_signals, place_signals, retrieval_signals
 
-__all__ = ["ConfidenceModel", "ConfidenceModelError", "GUIDE", "agreement_signals", "answer_signals", "place_signals", "calibration_path", "fit_confidence",
-           "load_confidence_model", "load_guide_confidence_model", "retrieval_signals", "shipped_model_path"]
+__all__ = ["AnswerPolicy", "ConfidenceModel", "ConfidenceModelError", "Decision", "GUIDE", "agreement_signals",
+           "answer_signals", "calibration_path", "fit_confidence", "likely_wrong", "load_answer_policy",
+           "load_confidence_model", "load_guide_confidence_model", "place_signals", "retrieval_signals",
+           "shipped_model_path", "stated"]
 
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "readers" / "data"
 SPAN_DEFAULT = "span"
@@ -74,3 +80,10 @@ def load_confidence_model(reader: str, settings=None, home: str | Path | None = 
             return ConfidenceModel.load(path)
     raise ConfidenceModelError(f"no confidence model for the reader {reader} (looked in "
                                f"{', '.join(str(p) for p in candidates)}): run jarvis calibrate")
+
+
+def load_answer_policy(reader: str, settings=None, home: str | Path | None = None) -> AnswerPolicy:
+    """The answer policy of the reader named ``reader``: its confidence models (``load_confidence_model``,
+    ``load_guide_confidence_model``) with the thresholds of ``settings`` (a ReaderSettings)."""
+    return AnswerPolicy.of(load_confidence_model(reader, settings, home),
+                           load_guide_confidence_model(reader, settings, home), settings)

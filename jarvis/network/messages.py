@@ -19,6 +19,7 @@ import uuid
 from dataclasses import dataclass
 
 from jarvis.answer import Answer
+from jarvis.confidence.policy import RULES
 from jarvis.pipeline import MAX_QUESTION_CHARS
 
 VERSION = "1"
@@ -116,7 +117,8 @@ def answer_to_json(answer: Answer) -> dict:
     return {"answer": answer.text, "score": answer.score, "title": answer.title, "reader": answer.reader,
             "seconds": answer.seconds, "url": answer.url, "pages": list(answer.pages), "cached": answer.cached,
             "sentence": answer.sentence, "confidence": answer.confidence, "abstained": answer.abstained,
-            "site": answer.site, "several_sites": answer.several_sites}
+            "site": answer.site, "several_sites": answer.several_sites, "rule": answer.rule,
+            "threshold": answer.threshold}
 
 
 def answer_from_json(data: object, question: str) -> Answer:
@@ -144,6 +146,9 @@ def answer_from_json(data: object, question: str) -> Answer:
             raise BadMessage(f"answer field {key!r}: not true or false")
         return value
 
+    rule = text("rule")
+    if rule not in ("", *RULES):
+        raise BadMessage(f"answer field 'rule': not one of the answer policy's rules ({', '.join(RULES)})")
     pages = data.get("pages", [])
     if not isinstance(pages, list) or len(pages) > MAX_PAGES or not all(
             isinstance(p, str) and len(p) <= MAX_TEXT for p in pages):
@@ -151,4 +156,5 @@ def answer_from_json(data: object, question: str) -> Answer:
     return Answer(question=question, text=text("answer"), score=number("score"), title=text("title"),
                   reader=text("reader"), seconds=number("seconds", 0.0), url=text("url"), pages=tuple(pages),
                   cached=flag("cached", False), sentence=text("sentence"), confidence=number("confidence", 0.0, 1.0),
-                  abstained=flag("abstained", True), site=text("site"), several_sites=flag("several_sites", False))
+                  abstained=flag("abstained", True), site=text("site"), several_sites=flag("several_sites", False),
+                  rule=rule, threshold=None if data.get("threshold") is None else number("threshold", 0.0, 1.0))

@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from jarvis.confidence.policy import likely_wrong as policy_likely_wrong
 from jarvis.questionlog import ReportError, read_log
 from jarvis.questionlog.usage_report import outcome
 
@@ -28,10 +29,10 @@ def normalized(question: str) -> str:
 
 
 def likely_wrong(record: dict, below: float) -> bool:
-    """A stated answer (not abstained, found) whose confidence is below ``below``."""
-    confidence = record.get("confidence")
-    return (outcome(record) == "answered" and isinstance(confidence, (int, float))
-            and not isinstance(confidence, bool) and confidence < below)
+    """A stated answer (not abstained, found) that the answer policy finds likely wrong (its confidence below
+    ``below``; never a taught one)."""
+    return outcome(record) == "answered" and policy_likely_wrong(record.get("rule", ""), record.get("confidence"),
+                                                                 below)
 
 
 def flag_precision(records: list[dict], below: float) -> dict:

@@ -4,8 +4,9 @@
 
     {"type": "question", "id": "9c1e…", "time": "2026-11-25T18:02:11.204Z", "origin": "serve",
      "player": "3fa1b2c4d5e6f708", "question": "what do cows drop?", "answer": "0-2 Leather and 1-3 Raw beef",
-     "reply": "0-2 Leather and 1-3 Raw beef (source: Cow)", "found": true, "confidence": null,
-     "abstained": null, "page": "Cow", "site": "Minecraft Wiki", "latency_s": 0.412}
+     "reply": "0-2 Leather and 1-3 Raw beef (source: Cow)", "found": true, "confidence": 0.84,
+     "abstained": false, "page": "Cow", "site": "Minecraft Wiki", "rule": "wiki", "threshold": 0.4368,
+     "latency_s": 0.412}
     {"type": "feedback", "id": "9c1e…", "time": "…", "feedback": "wrong", "player": "3fa1b2c4d5e6f708"}
 
 ``reply`` is what the player was shown: for a question served in the chat, the posted lines less their
@@ -56,10 +57,11 @@ def rotated_paths(path: Path, backups: int) -> list[Path]:
 def answer_facts(answer, reply: str) -> dict:
     """What the log keeps of an answer (a jarvis.answer.Answer): the span, ``reply`` (what the player was shown:
     the chat's lines, or the terminal's reply), how sure Jarvis was and whether it stated the answer, the page
-    stated or pointed to, and its site."""
+    stated or pointed to, its site, and the answer policy's rule and threshold that judged it."""
     return {"answer": answer.text, "reply": reply, "found": answer.found,
             "confidence": round(float(answer.confidence), 4), "abstained": bool(answer.abstained),
-            "page": answer.title, "site": answer.site}
+            "page": answer.title, "site": answer.site, "rule": answer.rule,
+            "threshold": None if answer.threshold is None else round(float(answer.threshold), 4)}
 
 
 class QuestionLog:
@@ -91,7 +93,7 @@ class QuestionLog:
         entry_id = uuid.uuid4().hex[:16]
         facts = answer_facts(answer, reply) if answer is not None else {
             "answer": "", "reply": reply or error, "found": False, "confidence": None, "abstained": None, "page": "",
-            "site": ""}
+            "site": "", "rule": "", "threshold": None}
         record = {"type": "question", "id": entry_id, "time": utc_now(), "origin": origin,
                   "player": self.player(player), "question": question, **facts,
                   "latency_s": None if latency is None else round(latency, 3)}
