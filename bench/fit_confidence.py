@@ -184,7 +184,7 @@ def main() -> int:
         developed_sets = sorted({o.set_name for o in developed_obs})
         model = fit(fit_obs, reader_name, developed_on=developed_obs,
                     description=f"The {reader_name} reader's confidence: a logistic regression of 'right' (F1 >= 0.5, "
-                                "or a gold answer of two or more words in the reply) on the pipeline's and the "
+                                "or a gold answer of two or more words in the answer and its sentence) on the pipeline's and the "
                                 "reader's signals, Platt-scaled; fitted by bench/fit_confidence.py.",
                     sets=fit_sets, developed_on_sets=developed_sets, threshold=threshold,
                     target_precision=args.precision)

@@ -32,7 +32,6 @@ from jarvis.eval.questions import load_questions  # noqa: E402
 from jarvis.index import build_index  # noqa: E402
 from jarvis.assembly import assemble  # noqa: E402
 from jarvis.config import Config  # noqa: E402
-from jarvis.replies import compose_reply  # noqa: E402
 
 DEV = ROOT / "eval" / "dev"
 OUT = ROOT / "docs" / "eval" / "reader"
@@ -71,7 +70,7 @@ def ask_all(config: Config, reader: str, index_dir: Path, questions, set_name: s
             stated = answer.found and not answer.abstained
             quoted = not stated and bool(answer.sentence)
             out.append(Asked(set_name, q.expected_title, q.expected_title in held, best_f1(answer.text, q.answers),
-                             stated, stated and is_right(answer.text, compose_reply(answer), q.answers), quoted,
+                             stated, stated and is_right(answer.text, answer.sentence, q.answers), quoted,
                              quoted and holds(answer.sentence, q.answers), answer.seconds))
     return out
 

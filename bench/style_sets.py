@@ -66,7 +66,6 @@ def ask(args) -> None:
             writer, _, style = Path(path).stem.partition("_")
             for q in load_questions(path)[::args.every]:
                 answer = jarvis.ask(q.text)
-                stated = compose_reply(replace(answer, abstained=False))
                 page = resolver.find(q.expected_title)
                 canonical = page.title if page else q.expected_title
                 out.write(json.dumps({
@@ -75,7 +74,7 @@ def ask(args) -> None:
                     "answer": answer.text, "answer_title": answer.title, "confidence": answer.confidence,
                     "abstained": answer.abstained, "sentence": answer.sentence, "reply": compose_reply(answer),
                     "pages": list(answer.pages), "f1": best_f1(answer.text, q.answers),
-                    "right": bool(answer.found and is_right(answer.text, stated, q.answers)),
+                    "right": bool(answer.found and is_right(answer.text, answer.sentence, q.answers)),
                     "points_to_expected": bool(answer.title) and resolver.same_page(q.expected_title, answer.title),
                     "top3": any(resolver.same_page(q.expected_title, t) for t in answer.pages[:3]),
                     "signals": answer.signals, "seconds": answer.seconds,

@@ -2,7 +2,7 @@
 bench/fit_confidence.py).
 
 1. ``observe``: every question is answered as ``jarvis ask`` answers it (retrieval, the reader), and the
-   answer is judged as a player would read it stated (``eval.metrics.is_right``), with the signals the
+   answer is judged by what it would state (``eval.metrics.is_right``: the answer and its sentence), with the signals the
    confidence was computed from.
 2. ``fit``: a logistic regression of right on the signals, Platt-scaled (jarvis/confidence/model.py).
 3. ``cross_validated``: each question's confidence from a model fitted without its fold, so that a
@@ -22,7 +22,6 @@ from jarvis.eval.players_view import (PlayersView, calibration_error, reliabilit
                                verdict)
 from jarvis.eval.questions import Question
 from jarvis.confidence import ConfidenceModelError, stated
-from jarvis.replies import compose_reply
 
 
 @dataclass
@@ -62,10 +61,9 @@ def observe(jarvis, questions: Sequence[Question], resolver, set_name: str, prog
             observations.append(Observation(set_name, q.line, q.text, q.expected_title, "", answer.title, {}, 0.0,
                                             False, bool(answer.title) and resolver.same_page(q.expected_title, answer.title)))
             continue
-        stated = replace(answer, abstained=False)
         observations.append(Observation(
             set_name, q.line, q.text, q.expected_title, answer.text, answer.title, answer.signals,
-            best_f1(answer.text, q.answers), is_right(answer.text, compose_reply(stated), q.answers),
+            best_f1(answer.text, q.answers), is_right(answer.text, answer.sentence, q.answers),
             resolver.same_page(q.expected_title, answer.title), sentence=answer.sentence,
             confidence=answer.confidence, abstained=answer.abstained))
     return observations

@@ -217,7 +217,7 @@ class EvalReport:
         if view_rows:
             lines += ["## The player's view", "",
                       "Every reply as a player reads it: **right** (stated, F1 ≥ 0.5 or a gold answer of two or "
-                      "more words in the reply), **wrong** (stated, not right), **unsure** (Jarvis said it was "
+                      "more words in the answer and its sentence), **wrong** (stated, not right), **unsure** (Jarvis said it was "
                       "not sure and pointed to a page: the expected one or another), **don't know** (no page). "
                       "Precision: right / stated; coverage: stated / all. The calibration gap: the largest "
                       "|mean confidence − right rate| over the confidence bins of width 0.2 holding ≥ 10 answers.",

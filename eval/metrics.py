@@ -45,24 +45,33 @@ def best_em(prediction: str, golds: Iterable[str]) -> float:
     return max((exact_match(prediction, g) for g in golds), default=0.0)
 
 
-# The player's view (a reply is judged as a player reads it): a stated answer is right when its span scores
-# F1 >= RIGHT_F1 against a gold answer, or when a gold answer of two or more words is inside the reply (the
-# quoted sentence says it, even where the span was trimmed badly). One word inside a sentence is no answer.
+# The player's view: a stated answer is right when its span scores F1 >= RIGHT_F1 against a gold answer, or
+# when a gold answer of two or more words is inside what it states (the sentence it was read in says it, even
+# where the span was trimmed badly). One word inside a sentence is no answer. What is stated is the answer and
+# its sentence (``stated_text``), whatever the reply's wording or width: a change of wording moves no label
+# behind a fitted threshold.
 RIGHT_F1 = 0.5
 MIN_QUOTED_WORDS = 2
 
 
-def reply_contains(reply: str, gold: str) -> bool:
-    """Whether the normalised gold answer, of at least MIN_QUOTED_WORDS words, is a run of the reply's words."""
+def stated_text(answer: str, sentence: str) -> str:
+    """What an answer states, independent of how a reply words it: the answer and the sentence it was read in."""
+    return f"{answer} {sentence}".strip()
+
+
+def says(stated: str, gold: str) -> bool:
+    """Whether the normalised gold answer, of at least MIN_QUOTED_WORDS words, is a run of ``stated``'s words."""
     gold_tokens = normalize_answer(gold).split()
     if len(gold_tokens) < MIN_QUOTED_WORDS:
         return False
-    reply_tokens = normalize_answer(reply).split()
+    stated_tokens = normalize_answer(stated).split()
     width = len(gold_tokens)
-    return any(reply_tokens[i:i + width] == gold_tokens for i in range(len(reply_tokens) - width + 1))
+    return any(stated_tokens[i:i + width] == gold_tokens for i in range(len(stated_tokens) - width + 1))
 
 
-def is_right(answer: str, reply: str, golds: Iterable[str]) -> bool:
-    """A stated answer is right: F1 >= RIGHT_F1, or a gold answer of two or more words inside the reply."""
+def is_right(answer: str, sentence: str, golds: Iterable[str]) -> bool:
+    """A stated answer is right: F1 >= RIGHT_F1, or a gold answer of two or more words in what it states (the
+    answer and ``sentence``, the sentence it was read in: ``stated_text``)."""
     golds = list(golds)
-    return best_f1(answer, golds) >= RIGHT_F1 or any(reply_contains(reply, g) for g in golds)
+    stated = stated_text(answer, sentence)
+    return best_f1(answer, golds) >= RIGHT_F1 or any(says(stated, g) for g in golds)

@@ -4,7 +4,7 @@ not sure, and how well its confidence tells the two apart.
 Every question gets a verdict:
 
 - ``right``: stated as fact, and right (``eval.metrics.is_right``: F1 >= 0.5, or a gold answer of two
-  or more words inside the reply);
+  or more words in what it states: the answer and its sentence);
 - ``wrong``: stated as fact, and not right;
 - ``unsure-expected``: not stated (below the threshold, or no answer), pointing to the expected page;
 - ``unsure-other``: not stated, pointing to another page;

@@ -262,9 +262,8 @@ def evaluate_full(reader_config: ReaderConfig, profile: str, jarvis, questions: 
 
 
 def _scored(q: Question, answer, retrieved: list[str], resolver: PageResolver) -> QuestionResult:
-    # Judged as a player reads it: the reply the answer would have had, stated (eval/players_view.py).
-    stated_reply = compose_reply(replace(answer, abstained=False))
-    right_if_stated = answer.found and is_right(answer.text, stated_reply, q.answers)
+    # Judged by what it would state: the answer and its sentence, whatever a reply's wording (eval/metrics.py).
+    right_if_stated = answer.found and is_right(answer.text, answer.sentence, q.answers)
     points_to_expected = bool(answer.title) and resolver.same_page(q.expected_title, answer.title)
     return QuestionResult(q.line, q.text, q.expected_title, answer=answer.text, answer_title=answer.title,
                           retrieved=retrieved, hit=bool(answer.found), f1=best_f1(answer.text, q.answers),

@@ -42,6 +42,19 @@ def test_best_over_gold_answers():
     assert best_f1("anything", []) == 0.0
 
 
+def test_a_stated_answer_is_judged_by_what_it_states_not_by_the_replys_wording():
+    """Right: the span's F1 >= 0.5, or a gold of two or more words in the answer and its sentence. A reply's
+    wording (its page name, how it cuts the quote) is not read, so rewording replies moves no label."""
+    from jarvis.eval.metrics import is_right, stated_text
+
+    sentence = "When killed, an adult cow drops 0-2 Leather and 1-3 Raw beef."
+    assert is_right("0-2 Leather", sentence, ["0-2 leather"])                  # the span itself
+    assert is_right("an adult cow", sentence, ["1-3 raw beef"])                # the sentence says it
+    assert not is_right("an adult cow", sentence, ["beef"])                    # one word in a sentence is no answer
+    assert not is_right("an adult cow", sentence, ["source page"])             # nor a reply's own words
+    assert stated_text("0-2 Leather", "") == "0-2 Leather"
+
+
 def test_parser_comments_blank_lines_and_multiple_answers():
     text = """# a comment line
 what do cows drop?|Cow|0-2 leather and 1-3 raw beef|leather   # trailing comment
