@@ -161,7 +161,8 @@ def reader_configs(options: EvalOptions, config, encoder=None, glossary=None) ->
     ``encoder``: the tuned searcher's question encoder, shared with the MiniLM fallback reader; ``glossary``:
     the tuned index's players' words, which the fallback reader reads questions with."""
     from jarvis.readers import READERS
-    from jarvis.readers.span import SpanReader, model_name
+    from jarvis.readers.acquisition import model_name
+    from jarvis.readers.span import SpanReader
 
     readers: list[ReaderConfig] = []
     for model in options.models or [config.reader.model]:

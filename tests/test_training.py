@@ -439,7 +439,7 @@ def test_weights_read_back_out_of_an_export_are_the_model_s(tiny_reader, tmp_pat
     from transformers import AutoModelForQuestionAnswering
 
     from jarvis.readers.onnx_backend import export_qa_model, weights_of_export
-    from jarvis.readers.span import model_input_names
+    from jarvis.readers.acquisition import model_input_names
     from jarvis.training import load_model
 
     tokenizer, model = load_model(str(tiny_reader))

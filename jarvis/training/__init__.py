@@ -227,7 +227,7 @@ def label_examples(examples: Sequence[QAExample], options: TrainOptions, out: Pa
     ``examples``, written to ``out`` for a student to train on later, on any machine."""
     if not options.teacher:
         raise TrainingError("teacher labels need a teacher")
-    from jarvis.readers.span import load_pretrained
+    from jarvis.readers.acquisition import load_pretrained
 
     try:
         student_tokenizer = load_pretrained(options.base or default_base(), with_model=False)[0]

@@ -20,7 +20,7 @@ class TrainingError(JarvisError):
 
 def load_model(source: str):
     """Tokenizer (fast) and QA model of ``source`` (hub id, weights folder, or export-only reader folder)."""
-    from jarvis.readers.span import load_pretrained
+    from jarvis.readers.acquisition import load_pretrained
 
     folder = Path(source).expanduser()
     try:
@@ -61,7 +61,7 @@ def _from_export(folder: Path):
 def export_reader(model, tokenizer, out: Path) -> Path:
     """The int8 ONNX export of a trained reader, beside its weights."""
     from jarvis.readers.onnx_backend import export_qa_model
-    from jarvis.readers.span import model_input_names
+    from jarvis.readers.acquisition import model_input_names
 
     target = out / ONNX_NAME
     try:
