@@ -70,6 +70,7 @@ def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "
         if reader is None:
             reader = load_reader(settings, encoder=searcher.encoder, name=settings.reader or None,
                                  glossary=searcher.glossary)
+            reader.warm_up()
         if policy is None:
             policy = load_answer_policy(reader.name, settings, config.home)
         ranker = PassageRanker(settings.passages)

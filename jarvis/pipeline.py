@@ -316,12 +316,8 @@ class Jarvis:
         return Judged(span, signals, self.policy.judge(span.passage.site, signals), tuple(candidates[1:]))
 
     def _candidates(self, question: str, passages: Sequence[Passage]) -> list[Span]:
-        """The reader's answer first, then its next best candidates (a reader that has only one: its answer)."""
-        several = getattr(self.reader, "candidates", None)
-        if several is not None:
-            return several(question, passages, AGREEMENT_CANDIDATES)
-        span = self.reader.read(question, passages)
-        return [span] if span is not None else []
+        """The reader's answer first, then its next best candidates (``Reader.candidates``)."""
+        return self.reader.candidates(question, passages, AGREEMENT_CANDIDATES)
 
     def signals(self, question: str, pages: Sequence[Page], span: Span, glossary,
                 others: Sequence[Span] = ()) -> dict[str, float]:

@@ -15,6 +15,25 @@ def test_every_named_reader_loads_and_says_what_it_is():
     assert load_reader(ReaderSettings(model=""), name="fallback:minilm").name == "fallback:minilm"
 
 
+def test_every_reader_offers_what_the_reader_protocol_declares():
+    """The span reader and the sentence readers offer every member the pipeline calls (Reader, readers/base.py),
+    with its parameters: the pipeline probes for nothing."""
+    import inspect
+
+    from jarvis.readers.base import Reader
+    from jarvis.readers.fallback import SentenceReader
+    from jarvis.readers.span import SpanReader
+
+    methods = [name for name, member in vars(Reader).items() if not name.startswith("_") and callable(member)]
+    assert set(methods) == {"warm_up", "read", "candidates"} and set(Reader.__annotations__) == {"name", "needs"}
+    for implementation in (SpanReader, SentenceReader):
+        for name in methods:
+            offered = inspect.signature(getattr(implementation, name)).parameters
+            assert list(offered) == list(inspect.signature(getattr(Reader, name)).parameters), (implementation, name)
+    reader = load_reader(ReaderSettings(model=""), name="fallback:lexical")
+    assert reader.name and reader.needs is not None
+
+
 def test_no_model_configured_means_the_configured_fallback():
     assert load_reader(ReaderSettings(model="", fallback="lexical")).name == "fallback:lexical"
 

@@ -67,13 +67,20 @@ class ReaderNeeds:
 
 
 class Reader(Protocol):
-    """What the pipeline needs from a reader (span reader or fallback)."""
+    """What the pipeline needs from a reader (span reader or fallback): what it calls, and nothing it probes for."""
 
-    name: str
-    needs: ReaderNeeds
+    name: str               # what Answer.reader shows ("jarvis-minilm-qa+int8", "fallback:minilm")
+    needs: ReaderNeeds      # what it asks of the pipeline (passage selection, its tokenizer and window)
+
+    def warm_up(self) -> None:
+        """Load what the first question would otherwise wait for (the assembly calls it once, before any)."""
 
     def read(self, question: str, passages: Sequence[Passage]) -> Span | None:
         """The best answer in the passages, or None when the reader does not know."""
+
+    def candidates(self, question: str, passages: Sequence[Passage], n: int) -> list[Span]:
+        """The ``n`` best answers in the passages, best first ([] when none): the first is ``read``'s, the
+        others are what the pipeline weighs its agreement with (jarvis/confidence) and places by section."""
 
 
 def sentence_around(span: Span) -> str:

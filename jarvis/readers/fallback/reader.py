@@ -88,6 +88,9 @@ class SentenceReader:
         self.block_weights = (self.settings.block_weights_minilm if encoder is not None
                               else self.settings.block_weights_lexical)
 
+    def warm_up(self) -> None:
+        """Nothing is left to load: its sentence encoder (or none, lexical) was given to it, loaded (the searcher's)."""
+
     def read(self, question: str, passages: Sequence[Passage]) -> Span | None:
         """The best sentence's answer, or None when nothing read mentions anything asked."""
         found = self.candidates(question, passages, 1)
