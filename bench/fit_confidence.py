@@ -74,7 +74,7 @@ def fit_questions(path: Path, held_out: set[str]) -> list:
     return [q for q in load_questions(path) if q.expected_title not in held_out]
 
 
-def observe_all(config: Config, reader_name: str, workdir: Path) -> tuple[list, list, list, dict, str]:
+def observe_all(config: Config, reader_name: str, workdir: Path) -> tuple[list, list, list, dict, object]:
     """Every question answered and judged: (fit, held back, developed-on observations; wiki of each set;
     the reader's name as it answers)."""
     from jarvis.eval.realbed import heldout_titles
@@ -99,7 +99,7 @@ def observe_all(config: Config, reader_name: str, workdir: Path) -> tuple[list, 
                 wiki_of[path.name] = wiki
                 questions = load_questions(path) if into is held_obs else fit_questions(path, held_out)
                 into += observe(jarvis, questions, resolver, path.name, progress=False)
-    return fit_obs, held_obs, developed_obs, wiki_of, reader.name
+    return fit_obs, held_obs, developed_obs, wiki_of, reader
 
 
 GUIDE_DIR = ROOT / "wikis" / "serverguide" / "pages"
@@ -117,7 +117,7 @@ def fit_guide(config: Config, reader_key: str, precision: float, dry_run: bool) 
     pipeline (the guide model for guide answers). Returns table rows."""
     from jarvis.crawler.guide import read_guide
     from jarvis.index.sources import CorpusSource, GuideSource
-    from jarvis.confidence import GUIDE
+    from jarvis.confidence import GUIDE_SUFFIX
 
     guide_titles = {page.title for page in read_guide(GUIDE_DIR)}
     with tempfile.TemporaryDirectory() as tmp:
@@ -134,14 +134,14 @@ def fit_guide(config: Config, reader_key: str, precision: float, dry_run: bool) 
             fit_obs = [o for path in GUIDE_FITS
                        for o in observe(neutral, load_questions(path), resolver, path.name, progress=False)
                        if o.answer_title in guide_titles]
-            name = f"{reader.name}-{GUIDE}"
+            name = f"{reader.name}-{GUIDE_SUFFIX}"
             confidence = cross_validated(fit_obs, name)
             threshold = choose_threshold(fit_obs, confidence, precision)
             model = fit(fit_obs, name, description=f"The {reader.name} reader's confidence in answers read on the "
                         "server's own guide pages: fitted by bench/fit_confidence.py on guide questions only.",
                         sets=[path.name for path in GUIDE_FITS], threshold=threshold, target_precision=precision)
             if not dry_run:
-                model.save(shipped_model_path(name))
+                model.save(shipped_model_path(f"{reader.id}-{GUIDE_SUFFIX}"))
             # Judged as a player would meet it: the whole pipeline, the guide model for guide answers.
             whole = assemble(config, searcher=searcher, reader=reader, settings=replace(config.reader, cache_size=0))
             whole.policy = whole.policy.with_models(guide=model)
@@ -150,7 +150,7 @@ def fit_guide(config: Config, reader_key: str, precision: float, dry_run: bool) 
     cv = [o.judged(c, threshold) for o, c in zip(fit_obs, confidence)]
     held_judged = {name: [as_answered(o) for o in obs] for name, obs in held.items()}
     print(f"{name}: threshold {threshold:.3f} on {len(fit_obs)} guide answers"
-          + ("" if dry_run else f"; wrote {shipped_model_path(name)}"))
+          + ("" if dry_run else f"; wrote {shipped_model_path(f'{reader.id}-{GUIDE_SUFFIX}')}"))
     return [figures(f"{' + '.join(p.name for p in GUIDE_FITS)} (guide fit, cross-validated)", cv),
             *(figures(f"{name} (guide, held back, whole pipeline)", judged) for name, judged in held_judged.items()),
             figures("guide, every held-back set", [j for judged in held_judged.values() for j in judged])]
@@ -177,7 +177,8 @@ def main() -> int:
         return 1
     for reader_key in args.reader or READERS:
         with tempfile.TemporaryDirectory() as tmp:
-            fit_obs, held_obs, developed_obs, wiki_of, reader_name = observe_all(config, reader_key, Path(tmp))
+            fit_obs, held_obs, developed_obs, wiki_of, reader = observe_all(config, reader_key, Path(tmp))
+        reader_name = reader.name
         confidence = cross_validated(fit_obs, reader_name, developed_on=developed_obs)
         threshold = choose_threshold(fit_obs, confidence, args.precision)
         fit_sets = sorted({o.set_name for o in fit_obs})
@@ -214,7 +215,7 @@ def main() -> int:
         print(tabulate([r.row() for r in guide_rows], headers=SetFigures.HEADERS, tablefmt="github"))
         if args.dry_run:
             continue
-        model.save(shipped_model_path(reader_name))
+        model.save(shipped_model_path(reader.id))   # found by the reader's id (jarvis/confidence)
         out = REPORT_DIR / reader_name.replace(":", "-")
         out.mkdir(parents=True, exist_ok=True)
         charts = []
@@ -237,7 +238,7 @@ def main() -> int:
             "Risk–coverage on the real bed's held-back sets (threshold, coverage, precision), every 10th point:", "",
             tabulate(curve, headers=["threshold", "coverage", "precision"], tablefmt="github"), "",
             "What the model weighs:", "", weights, ""]), encoding="utf-8")
-        print(f"wrote {shipped_model_path(reader_name)} and {out}/")
+        print(f"wrote {shipped_model_path(reader.id)} and {out}/")
     return 0
 
 

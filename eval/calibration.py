@@ -193,7 +193,7 @@ class CalibrationOptions:
     questions: list
     corpus: object                  # Path of the corpus the questions are about
     index_dir: object = None        # an index of it to use (default: built under $JARVIS_HOME)
-    out: object = None              # where to write the model (default: $JARVIS_HOME/calibration/<reader>.json)
+    out: object = None              # where to write the model (default: $JARVIS_HOME/calibration/confidence-<reader id>.json)
     precision: float = 0.8          # the threshold suggested: the lowest with stated answers this right
     progress: bool = True
     by_writer: bool = False         # cross-validate by writer (a question file's name up to "_": w1_terse.txt -> w1)
@@ -251,7 +251,7 @@ def run_calibration(options: CalibrationOptions, config, reader_name: str | None
     confidence = cross_validated(observations, reader.name, by_writer=options.by_writer)
     threshold = choose_threshold(observations, confidence, options.precision)
     model = replace(model, fitted_on={**model.fitted_on, "threshold": threshold, "target_precision": options.precision})
-    path = Path(options.out) if options.out else calibration_path(config.home, reader.name)
+    path = Path(options.out) if options.out else calibration_path(config.home, reader.id)
     model.save(path)
     judged = [o.judged(c, threshold) for o, c in zip(observations, confidence)]
     rows = [figures(name, [o for o in judged if o.set_name == name]) for name in sets]

@@ -72,7 +72,7 @@ def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "
                                  glossary=searcher.glossary)
             reader.warm_up()
         if policy is None:
-            policy = load_answer_policy(reader.name, settings, config.home)
+            policy = load_answer_policy(reader, settings, config.home)
         ranker = PassageRanker(settings.passages)
         selector = passage_selector(reader, settings, ranker)
     except BaseException:

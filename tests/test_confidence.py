@@ -13,8 +13,7 @@ import pytest
 from jarvis.crawler.corpus import Page, write_corpus
 from jarvis.cli import main
 from jarvis.config import Config, ReaderSettings
-from jarvis.confidence import (ConfidenceModel, ConfidenceModelError, fit_confidence, load_confidence_model,
-                               shipped_model_path)
+from jarvis.confidence import ConfidenceModel, ConfidenceModelError, fit_confidence, shipped_model_path
 from jarvis.assembly import assemble
 from jarvis.replies import answer_json, compose_reply
 
@@ -81,11 +80,43 @@ def test_the_fallback_models_were_fitted_on_dev_sets_with_the_documented_thresho
     assert minilm.threshold == pytest.approx(minilm.fitted_on["threshold"], abs=0.0005)
 
 
-def test_a_span_reader_without_its_own_model_gets_the_documented_function_of_its_logits():
-    model = load_confidence_model("roberta-base-squad2+int8")
-    assert model.features == ("span_minus_null",)
+def test_a_span_reader_without_a_fitted_model_says_so_once_and_gets_the_documented_function_of_its_logits(
+        tmp_path, tiny_qa_model, small_index, caplog):
+    config = Config(home=tmp_path / "home", reader=ReaderSettings(model=str(tiny_qa_model), max_seq_len=64,
+                                                                  doc_stride=16))
+    with caplog.at_level("WARNING", logger="jarvis.confidence"):
+        with assemble(config, small_index) as jarvis:
+            jarvis.ask("what do glimmers drop")
+            jarvis.ask("what is a storm lantern")
+    said = [r.getMessage() for r in caplog.records if "no confidence model fitted for it" in r.getMessage()]
+    assert len(said) == 1 and jarvis.reader.name in said[0] and "jarvis calibrate" in said[0], said
+    model = jarvis.policy.wiki
+    assert model.features == ("span_minus_null",) and model.threshold == 0.628
     assert model.predict({"span_minus_null": 6.0}) > model.predict({"span_minus_null": 3.0}) > \
         model.predict({"span_minus_null": 0.0})
+
+
+def test_confidence_models_are_found_by_the_readers_id_not_by_how_it_runs(tmp_path, caplog):
+    from types import SimpleNamespace
+
+    from jarvis.confidence import calibration_path, load_answer_policy
+    from jarvis.readers import load_own_reader
+
+    own = load_own_reader(ReaderSettings())
+    assert (own.id, own.name) == ("jarvis-minilm-qa", "jarvis-minilm-qa+int8")
+    with caplog.at_level("WARNING", logger="jarvis.confidence"):
+        policy = load_answer_policy(own, ReaderSettings(), tmp_path)
+    assert "no confidence model" not in caplog.text
+    assert policy.wiki.fitted_on["threshold"] and policy.guide is not None           # both shipped for its id
+    assert (policy.wiki.threshold, policy.guide.threshold) == (0.437, 0.291)
+    # A user's model: by the id; one written under the display name (before ids) is still found.
+    trained = SimpleNamespace(id="my-reader", name="my-reader+int8")
+    constant_model(0.3).save(calibration_path(tmp_path, "my-reader+int8"))
+    assert load_answer_policy(trained, ReaderSettings(), tmp_path).wiki.predict({}) == pytest.approx(0.3)
+    constant_model(0.6).save(calibration_path(tmp_path, "my-reader"))
+    assert load_answer_policy(trained, ReaderSettings(), tmp_path).wiki.predict({}) == pytest.approx(0.6)
+    with pytest.raises(ConfidenceModelError, match="no confidence model for the reader fallback:none"):
+        load_answer_policy(SimpleNamespace(id="fallback:none", name="fallback:none"), ReaderSettings(), tmp_path)
 
 
 @pytest.mark.parametrize("probability, threshold, stated", [(0.7, 0.5, True), (0.7, 0.8, False), (0.5, 0.5, True)])
@@ -208,11 +239,16 @@ def test_jarvis_calibrate_refits_a_span_reader_on_a_small_question_set(tmp_path,
     assert {"span_minus_null", "span_logit", "null_logit", "top_score"} <= set(model.features)
     assert 0.0 <= model.fitted_on["threshold"] <= 1.0
 
-    # From now on `jarvis ask` with that model uses it (it is found under $JARVIS_HOME by the reader's name).
+    # From now on `jarvis ask` with that model uses it (it is found under $JARVIS_HOME by the reader's id), in
+    # int8 too: the id is the model's, whatever runs it.
     assert main(["ask", "what do glimmers drop", "--index", str(small_index), "--model", str(tiny_qa_model),
                  "--no-int8", "--json", "-q"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["reader"] == "model"
+    assert main(["ask", "what do glimmers drop", "--index", str(small_index), "--model", str(tiny_qa_model),
+                 "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["reader"] == "model+int8" and "no confidence model" not in captured.err
     with assemble(Config(home=tmp_path / "home", reader=ReaderSettings(model=str(tiny_qa_model),
                                                                                  quantize=False)),
                             small_index) as jarvis:

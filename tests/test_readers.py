@@ -25,13 +25,13 @@ def test_every_reader_offers_what_the_reader_protocol_declares():
     from jarvis.readers.span import SpanReader
 
     methods = [name for name, member in vars(Reader).items() if not name.startswith("_") and callable(member)]
-    assert set(methods) == {"warm_up", "read", "candidates"} and set(Reader.__annotations__) == {"name", "needs"}
+    assert set(methods) == {"warm_up", "read", "candidates"} and set(Reader.__annotations__) == {"name", "id", "needs"}
     for implementation in (SpanReader, SentenceReader):
         for name in methods:
             offered = inspect.signature(getattr(implementation, name)).parameters
             assert list(offered) == list(inspect.signature(getattr(Reader, name)).parameters), (implementation, name)
     reader = load_reader(ReaderSettings(model=""), name="fallback:lexical")
-    assert reader.name and reader.needs is not None
+    assert reader.name and reader.id == "fallback:lexical" and reader.needs is not None
 
 
 def test_no_model_configured_means_the_configured_fallback():

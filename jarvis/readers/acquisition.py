@@ -44,6 +44,14 @@ class SpanModel:
     name: str
     card: ReaderCard
     input_names: Sequence[str]
+    id: str                     # reader_id: which confidence models were fitted for it
+
+
+def reader_id(source: str) -> str:
+    """A span reader's stable id, whatever runs it (int8 or not, onnx or torch): the folder's name for a model
+    on disk ("jarvis-minilm-qa", Jarvis's own), the hub id for a hub model ("deepset/roberta-base-squad2")."""
+    local = Path(source).expanduser()
+    return local.resolve().name if local.is_dir() else source
 
 
 def acquire(settings: ReaderSettings) -> SpanModel:
@@ -58,12 +66,12 @@ def acquire(settings: ReaderSettings) -> SpanModel:
     if settings.backend == "onnx" and shipped is not None and not cuda_available():
         model = _open_onnx(shipped, threads)
         return SpanModel(Tokens.from_folder(settings.model), model, model_name(settings.model, True), card,
-                         model.input_names)
+                         model.input_names, reader_id(settings.model))
     if settings.backend == "onnx" and not cuda_available():
         tokenizer = _check_tokenizer(settings.model, load_pretrained(settings.model, with_model=False)[0])
         model = _onnx_model(settings, tokenizer, threads)
         return SpanModel(Tokens.from_transformers(tokenizer), model, model_name(settings.model, settings.quantize),
-                         card, model.input_names)
+                         card, model.input_names, reader_id(settings.model))
     from jarvis.readers.torch_backend import TorchQAModel
 
     tokenizer, model = load_pretrained(settings.model)
@@ -74,7 +82,7 @@ def acquire(settings: ReaderSettings) -> SpanModel:
     elif settings.quantize:
         model, quantized = _quantize(model), True
     return SpanModel(Tokens.from_transformers(tokenizer), TorchQAModel(model), model_name(settings.model, quantized),
-                     card, model_input_names(tokenizer, model))
+                     card, model_input_names(tokenizer, model), reader_id(settings.model))
 
 
 def model_input_names(tokenizer, model) -> list[str]:

@@ -70,6 +70,7 @@ class Reader(Protocol):
     """What the pipeline needs from a reader (span reader or fallback): what it calls, and nothing it probes for."""
 
     name: str               # what Answer.reader shows ("jarvis-minilm-qa+int8", "fallback:minilm")
+    id: str                 # stable, however it runs: its confidence models are found by it ("jarvis-minilm-qa")
     needs: ReaderNeeds      # what it asks of the pipeline (passage selection, its tokenizer and window)
 
     def warm_up(self) -> None:

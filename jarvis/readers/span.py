@@ -73,7 +73,7 @@ class SpanReader:
     transformers model in torch (TorchQAModel)."""
 
     def __init__(self, tokens: Tokens, model, settings: ReaderSettings, name: str, card: ReaderCard | None = None,
-                 input_names: Sequence[str] = ("input_ids", "attention_mask")) -> None:
+                 input_names: Sequence[str] = ("input_ids", "attention_mask"), reader_id: str = "") -> None:
         card = card or ReaderCard()
         # A trained reader reads with the window it was trained with (its card, jarvis/training).
         settings = card.applied_to(settings)
@@ -82,6 +82,7 @@ class SpanReader:
         self.model = model
         self.settings = settings
         self.name = name
+        self.id = reader_id or name       # which confidence models were fitted for it (acquisition.reader_id)
         self._input_names = tuple(input_names)
         self.backend = model.backend
         # Long real pages: read what fits the token budget, counted with this reader's own tokenizer and window.
@@ -95,7 +96,7 @@ class SpanReader:
         """The reader of ``settings.model`` (local directory or hub id), its model got by
         jarvis/readers/acquisition.py; ModelUnavailableError if it cannot be had."""
         model = acquire(settings)
-        return cls(model.tokens, model.model, settings, model.name, model.card, model.input_names)
+        return cls(model.tokens, model.model, settings, model.name, model.card, model.input_names, model.id)
 
     def warm_up(self) -> None:
         """Nothing is left to load: ``load`` (acquisition.acquire) opened the model and its tokenizer, and the

@@ -85,6 +85,7 @@ class SentenceReader:
         self.glossary = glossary if glossary is not None else Glossary.bundled()   # players' words -> the wiki's
         self.analyzer = TermAnalyzer()
         self.name = "fallback:minilm" if encoder is not None else "fallback:lexical"
+        self.id = self.name     # which confidence models were fitted for it
         self.block_weights = (self.settings.block_weights_minilm if encoder is not None
                               else self.settings.block_weights_lexical)
 
