@@ -726,18 +726,25 @@ def test_unreachable_server_is_a_user_error():
     assert (info.value.endpoint.port, info.value.endpoint.transport, info.value.attempts) == (port, "api", 2)
 
 
-def test_both_transports_offer_the_protocol():
-    """The plugin API (ChatClient) and the player bot (PlayerBot) offer every call of the Transport
-    protocol, with its parameters; the pipeline's Jarvis is an Answerer."""
-    members = [name for name in vars(Transport) if not name.startswith("_")]
-    assert set(members) == {"dialect", "start_session", "exchange", "player_name", "retune", "close"}
-    for implementation in (ChatClient, PlayerBot):
-        for name in members:
-            assert hasattr(implementation, name), f"{implementation.__name__} has no {name}"
-            wanted = getattr(Transport, name)
-            if callable(wanted):
-                offered = inspect.signature(getattr(implementation, name)).parameters
-                assert list(offered) == list(inspect.signature(wanted).parameters), f"{implementation.__name__}.{name}"
+def test_every_transport_offers_the_protocols():
+    """Every registered transport, and the test relay, offers every member of the TransportKind protocol and its
+    connections every call of the Transport protocol, with their parameters; the pipeline's Jarvis is an
+    Answerer."""
+    from jarvis.bridge import PLAYER_BOT, PLUGIN_API, TRANSPORTS, TransportKind
+    from relay_transport import RELAY, RelayTransport
+
+    assert set(TRANSPORTS) == {"api", "bot"} and TRANSPORTS["api"] is PLUGIN_API and TRANSPORTS["bot"] is PLAYER_BOT
+    for protocol, implementations in ((Transport, (ChatClient, PlayerBot, RelayTransport)),
+                                      (TransportKind, (*TRANSPORTS.values(), RELAY))):
+        members = [name for name in vars(protocol) if not name.startswith("_")] + list(protocol.__annotations__)
+        for implementation in implementations:
+            for name in members:
+                assert hasattr(implementation, name), f"{implementation} has no {name}"
+                wanted = getattr(protocol, name, None)
+                if callable(wanted):
+                    offered = inspect.signature(getattr(implementation, name)).parameters
+                    assert [p for p in offered if p != "self"] == [p for p in inspect.signature(wanted).parameters
+                                                                   if p != "self"], f"{implementation}.{name}"
     assert list(inspect.signature(Jarvis.ask).parameters) == list(inspect.signature(Answerer.ask).parameters)
 
 
@@ -937,6 +944,29 @@ def test_a_token_changed_on_the_server_stops_the_bridge_at_the_reconnection(star
         assert not running.thread.is_alive() and isinstance(running.error, AuthRefused)
         running.error = None
         assert server.auth_lines == 2 and server.connections == 2   # one try on the new connection, no retry
+
+
+def test_serve_checks_the_token_once_per_start(bundled_index, tmp_path, monkeypatch):
+    """`jarvis serve` checks the API token once: when the transport is chosen, not again for the reachability
+    check nor in the bridge (it was three times)."""
+    import jarvis.bridge.connection as connection
+    from jarvis.cli import main
+
+    checked: list[str] = []
+    real = connection.check_token
+    monkeypatch.setattr(connection, "check_token", lambda token: (checked.append(token), real(token))[1])
+    monkeypatch.setenv("JARVIS_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("JARVIS_MC_TOKEN", "s3cret")
+    with RaspberryJuiceDouble(PLAYERS, dialect=V2, token="s3cret") as server:
+        done: list[int] = []
+        thread = threading.Thread(target=lambda: done.append(main([
+            "serve", "--mc-host", "127.0.0.1", "--mc-port", str(server.port), "--index", str(bundled_index),
+            "--reader", "fallback:lexical", "--max-questions", "1", "--no-log", "-q"])), daemon=True)
+        thread.start()
+        assert server.wait_for(lambda: server.polled_on(2), timeout=120), "serve never polled"
+        server.say(1, "jarvis, what do cows drop?")
+        thread.join(timeout=120)
+    assert done == [0] and server.posts and checked == ["s3cret"]
 
 
 @pytest.mark.parametrize("dialect", [UPSTREAM, FORK])

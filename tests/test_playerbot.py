@@ -15,7 +15,8 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 
-from jarvis.bridge import BridgeError, ChatPost, OutLine, Question, ReplyLayout, SettingError, check_bot
+from jarvis.bridge import (PLAYER_BOT, PLUGIN_API, BridgeError, ChatPost, OutLine, Question, ReplyLayout, SettingError,
+                           check_bot, choose)
 from jarvis.bridge.player import (CLIENT_DIR, CLIENT_SCRIPT, ChatRules, Echo, SendPacer, account_name,
                                   neutralise_command, utf16_len)
 from jarvis.config import BotSettings, BridgeSettings
@@ -115,7 +116,7 @@ def test_a_public_message_never_runs_a_command():
 
 
 def layout(reply="same", **bot) -> ReplyLayout:
-    return ReplyLayout(BridgeSettings(), replace(BOT, reply=reply, **bot))
+    return ReplyLayout(BridgeSettings(), choose(PLAYER_BOT, replace(BOT, reply=reply, **bot)))
 
 
 def question(private: bool, player: str | None = "Steve") -> Question:
@@ -149,7 +150,7 @@ def test_a_player_whose_name_is_unknown_is_answered_in_public():
 
 
 def test_the_plugin_api_only_broadcasts_with_its_prefix():
-    api = ReplyLayout(BridgeSettings(), None)
+    api = ReplyLayout(BridgeSettings(), choose(PLUGIN_API, BridgeSettings()))
     lines = api.lines_for(question(True), "0-2 leather", source="Cow")
     assert [(line.text, line.to) for line in lines] == [("[Jarvis] Steve: 0-2 leather (source: Cow)", None)]
 

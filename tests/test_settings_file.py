@@ -172,27 +172,29 @@ def test_sighup_reloads_what_it_can_without_reconnecting(bundled_index, tmp_path
 def test_a_reload_applies_what_it_can_and_names_what_needs_a_restart(caplog):
     from dataclasses import replace
 
-    from jarvis.bridge import Fresh
+    from jarvis.bridge import PLAYER_BOT, PLUGIN_API, Fresh, choose
     from jarvis.bridge.reload import reload_settings
     from jarvis.config import BotSettings, BridgeSettings
 
     bridge, bot = BridgeSettings(), BotSettings(host="mc.example.org")
-    fresh = Fresh(replace(bridge, per_player_rate=9.0, mc_port=4800), replace(bot, burst=2, username="Other"),
-                  ("index",))
+    fresh = Fresh(replace(bridge, per_player_rate=9.0, mc_port=4800, max_line=150),
+                  choose(PLAYER_BOT, replace(bot, burst=2, username="Other")), ("index",))
     with caplog.at_level("INFO", logger="jarvis.bridge"):
-        reloaded = reload_settings(bridge, bot, lambda: fresh)
+        reloaded = reload_settings(bridge, choose(PLAYER_BOT, bot), lambda: fresh)
+    # The bridge's own per_player_rate; the plugin API's line width is not the bot's, so it waits for a restart.
     assert reloaded.bridge == replace(bridge, per_player_rate=9.0)        # the port stays until a restart
-    assert reloaded.bot == replace(bot, burst=2)                          # so does the account
+    assert reloaded.transport.settings == replace(bot, burst=2)           # so does the account
     assert sorted(reloaded.changed) == ["bot.burst", "bridge.per_player_rate"]
     restart = re.search(r"event=reload_needs_restart settings=(.*)", caplog.text).group(1)
-    assert all(name in restart for name in ("index", "bridge.mc_port", "bot.username"))
+    assert all(name in restart for name in ("index", "bridge.mc_port", "bridge.max_line", "bot.username"))
     with caplog.at_level("INFO", logger="jarvis.bridge"):
-        switched = reload_settings(bridge, None, lambda: Fresh(bridge, bot))
-    assert switched.bot is None and "bot (the transport)" in caplog.text   # the transport is kept until a restart
+        on_the_api = reload_settings(bridge, choose(PLUGIN_API, bridge), lambda: fresh)
+    assert on_the_api.transport.settings == on_the_api.bridge == replace(bridge, per_player_rate=9.0, max_line=150)
+    assert on_the_api.transport.name == "api" and "the transport (api -> bot)" in caplog.text   # kept until a restart
 
 
 def test_a_reload_that_cannot_be_applied_keeps_the_settings_in_use(caplog):
-    from jarvis.bridge import Fresh, ReloadSkipped
+    from jarvis.bridge import PLAYER_BOT, PLUGIN_API, Fresh, ReloadSkipped, choose
     from jarvis.bridge.reload import reload_settings
     from jarvis.config import BotSettings, BridgeSettings
     from jarvis.errors import JarvisError
@@ -203,12 +205,15 @@ def test_a_reload_that_cannot_be_applied_keeps_the_settings_in_use(caplog):
     def no_file() -> Fresh:
         raise ReloadSkipped("no settings file to read (started without one)")
 
-    unusable = Fresh(BridgeSettings(), BotSettings(host="h", whisper_command="say"))
+    def unusable() -> Fresh:   # as serve's reloader chooses the transport the file asks for: checked
+        return Fresh(BridgeSettings(), choose(PLAYER_BOT, BotSettings(host="h", whisper_command="say")))
+
+    api = choose(PLUGIN_API, BridgeSettings())
     with caplog.at_level("INFO", logger="jarvis.bridge"):
-        assert reload_settings(BridgeSettings(), None, broken) is None
-        assert reload_settings(BridgeSettings(), None, lambda: unusable) is None
-        assert reload_settings(BridgeSettings(), None, no_file) is None
-        assert reload_settings(BridgeSettings(), None, None) is None
+        assert reload_settings(BridgeSettings(), api, broken) is None
+        assert reload_settings(BridgeSettings(), api, unusable) is None
+        assert reload_settings(BridgeSettings(), api, no_file) is None
+        assert reload_settings(BridgeSettings(), api, None) is None
     assert caplog.text.count("event=reload_failed") == 2 and "[bot] whisper_command" in caplog.text
     assert 'event=reload_skipped why="no settings file to read (started without one)"' in caplog.text
     assert "event=reloaded" not in caplog.text

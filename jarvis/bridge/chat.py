@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import textwrap
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from jarvis.bridge.wire import chat_safe
 from jarvis.replies import compose_reply, shorten
@@ -49,14 +49,13 @@ class Question:
 
 @dataclass(frozen=True)
 class ReplyStyle:
-    """How a transport's chat lines look: the plugin API broadcasts ``[Jarvis] Steve: …`` lines of
-    200 characters; the player bot's messages carry its name already (``<Jarvis> Steve: …``) and
-    may be 256 characters, a whisper's ``/msg NAME `` included."""
+    """How a transport's chat lines look (``TransportKind.style``): the plugin API broadcasts ``[Jarvis] Steve: …``
+    lines of 200 characters; the player bot's messages carry its name already (``<Jarvis> Steve: …``) and
+    may be 256 characters, a whisper's ``/msg NAME `` included (``TransportKind.whisper_overhead``)."""
 
     prefix: str = PREFIX
     max_line: int = 200
     max_lines: int = 2                  # the chat contract: at most 2 lines an answer
-    whisper_command: str = ""           # "msg": lines to one player are sent as `/msg NAME line`
 
 
 def addressed_question(message: str) -> str | None:

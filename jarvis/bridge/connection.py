@@ -35,7 +35,8 @@ the fork away), a reply where an acknowledgement is due means the server does no
 counted as a stall. Only end of stream, a socket error, or ``dead_after`` seconds without a
 byte (when set) raise :class:`ConnectionLost`.
 
-:class:`ChatClient` is this module's :class:`jarvis.bridge.transport.Transport`. ``mcpi`` formats
+:class:`ChatClient` is this module's :class:`jarvis.bridge.transport.Transport` and :data:`PLUGIN_API` its
+:class:`~jarvis.bridge.transport.TransportKind` (``api``, the default: its settings are ``[bridge]``'s). ``mcpi`` formats
 the arguments (``flatten_parameters_to_bytestring``); its own ``Connection`` (no timeouts, a spin
 on a closed socket, one reply per request assumed) is not used for I/O.
 """
@@ -51,11 +52,13 @@ from typing import Sequence
 
 from mcpi.util import flatten_parameters_to_bytestring
 
-from jarvis.bridge.transport import (AuthRefused, BridgeError, ConnectionLost, Endpoint, OutLine, PollFailed,
-                                     ReplyTimeout, StopFlag, WireStats)
-from jarvis.bridge.wire import FORK, UPSTREAM, V2, ChatPost, chat_line, chat_safe, parse_chat_posts
+from jarvis.bridge.chat import PREFIX, Question, ReplyStyle
+from jarvis.bridge.reconnect import connect_with_retries, opened
+from jarvis.bridge.transport import (AuthRefused, BridgeError, ConnectContext, ConnectionLost, Endpoint, OutLine,
+                                     PollFailed, ReplyTimeout, SettingError, StopFlag, Transport, WireStats)
+from jarvis.bridge.wire import DIALECTS, FORK, UPSTREAM, V2, ChatPost, chat_line, chat_safe, parse_chat_posts
 from jarvis.logs import format_event
-from jarvis.config import BotSettings, BridgeSettings
+from jarvis.config import BridgeSettings
 
 log = logging.getLogger(__name__)
 
@@ -310,7 +313,7 @@ class ChatClient:
         _deliver(lines)
         return posts
 
-    def retune(self, settings: BridgeSettings, bot: BotSettings | None = None) -> None:  # noqa: ARG002 - the API has no bot
+    def retune(self, bridge: BridgeSettings, settings: BridgeSettings) -> None:  # noqa: ARG002 - one table, both
         """New thresholds (slow_after, dead_after) without reconnecting (SIGHUP)."""
         self.connection.settings = settings
 
@@ -338,6 +341,52 @@ def api_endpoint(settings: BridgeSettings) -> Endpoint:
     """The plugin API's address, as errors and log lines name it."""
     return Endpoint(settings.mc_host, settings.mc_port, "api", "the Minecraft server's chat API",
                     "is the server running with the RaspberryJuice plugin, or mcserver/server.js?")
+
+
+class PluginApi:
+    """The RaspberryJuice plugin API as the bridge knows it (jarvis.bridge.transport.TransportKind): the default
+    transport. Its settings are the bridge's own ([bridge]: mc_host, mc_port, dialect, mc_token, max_line,
+    max_reply_lines, ...); it broadcasts ``[Jarvis] `` lines and cannot whisper."""
+
+    name = "api"
+    settings_type = BridgeSettings
+    section = "bridge"
+    reloadable = ("max_line", "max_reply_lines", "slow_after", "dead_after")
+
+    def asked_for(self, settings: BridgeSettings | None) -> bool:  # noqa: ARG002 - the default: always there
+        return True
+
+    def check(self, settings: BridgeSettings) -> None:
+        if settings.dialect not in (AUTO, *DIALECTS):
+            raise SettingError("bridge", "dialect", f"unknown API dialect {settings.dialect!r} "
+                                                    f"(choose from {AUTO}, {', '.join(DIALECTS)})")
+        check_token(settings.mc_token)
+
+    def describe(self, bridge: BridgeSettings, settings: BridgeSettings) -> str:  # noqa: ARG002 - one table
+        return f"the plugin API at {settings.mc_host}:{settings.mc_port} ({settings.dialect})"
+
+    def endpoint(self, bridge: BridgeSettings, settings: BridgeSettings) -> Endpoint:  # noqa: ARG002 - one table
+        return api_endpoint(settings)
+
+    def check_reachable(self, bridge: BridgeSettings, settings: BridgeSettings) -> None:  # noqa: ARG002
+        """One session is started and closed, as the bridge will start its own (AuthRefused: the token)."""
+        connect_with_retries(settings, lambda: opened(lambda: ChatClient.connect(settings)),
+                             api_endpoint(settings)).close()
+
+    def style(self, bridge: BridgeSettings, settings: BridgeSettings) -> ReplyStyle:  # noqa: ARG002 - one table
+        return ReplyStyle(PREFIX, settings.max_line, settings.max_reply_lines)
+
+    def whisper_to(self, settings: BridgeSettings, question: Question) -> str | None:  # noqa: ARG002
+        return None           # the plugin API can only broadcast
+
+    def whisper_overhead(self, settings: BridgeSettings, player: str) -> int:  # noqa: ARG002 - never whispers
+        return 0
+
+    def connect(self, bridge: BridgeSettings, settings: BridgeSettings, context: ConnectContext) -> Transport:  # noqa: ARG002
+        return ChatClient.connect(settings, stats=context.stats, stopping=context.stopping)
+
+
+PLUGIN_API = PluginApi()
 
 
 def check_token(token: str) -> None:

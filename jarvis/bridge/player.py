@@ -3,7 +3,8 @@
 It works on any Java server the client supports (mineflayer: 1.8 to 1.21.4), with or without
 plugins: vanilla, Fabric, NeoForge, Paper, Realms. A small Node.js process
 (``playerbot/client.js``, mineflayer) holds the game connection and speaks JSON lines with
-:class:`PlayerBot` (this module's :class:`jarvis.bridge.transport.Transport`) on its stdin/stdout;
+:class:`PlayerBot` (this module's :class:`jarvis.bridge.transport.Transport`; :data:`PLAYER_BOT` is its
+:class:`~jarvis.bridge.transport.TransportKind`, ``bot``, with ``[bot]``'s settings) on its stdin/stdout;
 its options are one JSON object, its only argument. One process per connection, started again on
 every reconnection. Everything that is policy lives here, in Python, where it is tested: which chat
 line is a question and from whom (:class:`ChatRules`), what is sent and how fast
@@ -46,6 +47,7 @@ import os
 import queue
 import re
 import shutil
+import socket
 import subprocess
 import threading
 import time
@@ -54,7 +56,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from jarvis.bridge.transport import BotError, ConnectionLost, Endpoint, OutLine, SettingError, StopFlag, WireStats
+from jarvis.bridge.chat import Question, ReplyStyle
+from jarvis.bridge.reconnect import connect_with_retries
+from jarvis.bridge.transport import (BotError, ConnectContext, ConnectionLost, Endpoint, OutLine, SettingError,
+                                     StopFlag, Transport, WireStats)
 from jarvis.bridge.wire import ChatPost, chat_safe
 from jarvis.logs import format_event
 from jarvis.config import REPLY_MODES, BotSettings, BridgeSettings
@@ -507,16 +512,70 @@ class PlayerBot:
         """None: the bot reads each player's name with the message (``ChatPost.player``)."""
         return None
 
-    def retune(self, settings: BridgeSettings, bot: BotSettings | None) -> None:  # noqa: ARG002 - the bot's own
+    def retune(self, bridge: BridgeSettings, settings: BotSettings) -> None:  # noqa: ARG002 - the bot's own
         """New rates and patterns without reconnecting (SIGHUP)."""
-        if bot is None:
-            return
-        self.settings = bot
-        self.rules = ChatRules(bot, self.me)
-        self.pacer.retune(bot.messages_per_second, bot.burst)
+        self.settings = settings
+        self.rules = ChatRules(settings, self.me)
+        self.pacer.retune(settings.messages_per_second, settings.burst)
 
     def close(self) -> None:
         _stop_process(self.process)
+
+
+class PlayerBotKind:
+    """The player bot as the bridge knows it (jarvis.bridge.transport.TransportKind): asked for when ``[bot]``
+    names a host or a Realm. Its messages carry its name already (no prefix), at most ``max_message`` UTF-16
+    units a message with a whisper's ``/msg NAME `` counted, at most ``max_messages`` an answer; where an answer
+    goes follows ``reply`` (``same``: a whisper by whisper, public chat in public; ``private``; ``public``)."""
+
+    name = "bot"
+    settings_type = BotSettings
+    section = "bot"
+    reloadable = ("reply", "whisper_command", "max_message", "max_messages", "messages_per_second", "burst",
+                  "public_patterns", "whisper_patterns", "join_timeout")
+
+    def asked_for(self, settings: BotSettings | None) -> bool:
+        return settings is not None and bool(settings.host or settings.realm)
+
+    def check(self, settings: BotSettings) -> None:
+        check_bot(settings)
+
+    def describe(self, bridge: BridgeSettings, settings: BotSettings) -> str:  # noqa: ARG002 - the bot's own
+        where = settings.realm or f"{settings.host}:{settings.port}"
+        return f"the player bot, {settings.username} at {where} ({settings.auth}), replies {settings.reply}"
+
+    def endpoint(self, bridge: BridgeSettings, settings: BotSettings) -> Endpoint:  # noqa: ARG002 - the bot's own
+        return bot_endpoint(settings)
+
+    def check_reachable(self, bridge: BridgeSettings, settings: BotSettings) -> None:
+        """BotError unless Node.js and mineflayer are installed; the game port reachable (a TCP connection, closed
+        at once: joining is left to the bridge)."""
+        node_client_command(settings, Path("."))
+        if settings.realm:
+            return
+        connect_with_retries(bridge, lambda: socket.create_connection((settings.host, settings.port),
+                                                                      timeout=bridge.io_timeout),
+                             bot_endpoint(settings)).close()
+
+    def style(self, bridge: BridgeSettings, settings: BotSettings) -> ReplyStyle:  # noqa: ARG002 - the bot's own
+        return ReplyStyle("", settings.max_message, settings.max_messages)
+
+    def whisper_to(self, settings: BotSettings, question: Question) -> str | None:
+        if question.player is None:
+            return None
+        if settings.reply == "private" or (settings.reply == "same" and question.private):
+            return question.player
+        return None
+
+    def whisper_overhead(self, settings: BotSettings, player: str) -> int:
+        return whisper_overhead(settings.whisper_command, player)
+
+    def connect(self, bridge: BridgeSettings, settings: BotSettings, context: ConnectContext) -> Transport:  # noqa: ARG002
+        return PlayerBot.connect(settings, profiles=context.home / "microsoft", stats=context.stats,
+                                 stopping=context.stopping, seen=context.kept.setdefault("seen", set()))
+
+
+PLAYER_BOT = PlayerBotKind()
 
 
 def _as_sent(line: OutLine) -> str:

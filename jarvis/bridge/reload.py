@@ -1,8 +1,9 @@
 """Reloading (SIGHUP): the settings file read again, applied where that needs no reconnection.
 
-What SIGHUP may change is :data:`RELOADABLE`; any other change (the server's address, the
-dialect, the token, the bot's account, the transport itself, and what the caller reports: the
-reader, the index, the question log) is logged as needing a restart and left as it is. Settings
+What SIGHUP may change is :data:`RELOADABLE` of the bridge's own settings and the transport kind's
+``reloadable`` of its own; any other change (the server's address, the dialect, the token, the bot's
+account, the transport itself, and what the caller reports: the reader, the index, the question log)
+is logged as needing a restart and left as it is. Settings
 that do not load, or that could not work, are refused whole (``event=reload_failed``) and the
 settings in use stay. The signal handler only asks (:meth:`ReloadRequest.ask`, no lock); the
 poller reloads at its next turn.
@@ -13,31 +14,29 @@ import logging
 from dataclasses import dataclass, fields, replace
 from typing import Callable, TypeVar
 
-from jarvis.bridge.connection import check_token
 from jarvis.bridge.events import log_event
-from jarvis.bridge.player import check_bot
-from jarvis.config import BotSettings, BridgeSettings
+from jarvis.bridge.transport import TransportChoice
+from jarvis.config import BridgeSettings
 from jarvis.errors import JarvisError, first_line
 
-# What SIGHUP may change without a reconnection; anything else is logged as needing a restart.
-RELOADABLE = {
-    "bridge": ("poll_interval", "queue_size", "per_player_rate", "max_line", "max_reply_lines", "slow_after",
-               "dead_after", "reconnect_min_delay", "reconnect_max_delay", "io_timeout"),
-    "bot": ("reply", "whisper_command", "max_message", "max_messages", "messages_per_second", "burst",
-            "public_patterns", "whisper_patterns", "join_timeout"),
-}
+# What SIGHUP may change of the bridge's own settings without a reconnection; a transport's kind names its own
+# (TransportKind.reloadable). Anything else is logged as needing a restart.
+RELOADABLE = ("poll_interval", "queue_size", "per_player_rate", "reconnect_min_delay", "reconnect_max_delay",
+              "io_timeout")
 
 
 @dataclass(frozen=True)
 class Fresh:
-    """The settings as the file now says."""
+    """The settings as the file now says: the bridge's, and the transport they ask for (checked when chosen,
+    jarvis.bridge.transports.pick)."""
 
     bridge: BridgeSettings
-    bot: BotSettings | None                   # None: no player bot (the plugin API)
+    transport: TransportChoice
     others: tuple[str, ...] = ()              # other settings that changed (reader, index, ...): need a restart
 
 
-# Reads the settings file again: Fresh, JarvisError when it no longer loads, ReloadSkipped when there is none.
+# Reads the settings file again: Fresh, JarvisError when it no longer loads (or its settings cannot work),
+# ReloadSkipped when there is none.
 Reloader = Callable[[], Fresh]
 
 
@@ -68,11 +67,11 @@ class Reloaded:
     """The settings to run with now, and what changed."""
 
     bridge: BridgeSettings
-    bot: BotSettings | None
+    transport: TransportChoice
     changed: list[str]
 
 
-def reload_settings(bridge: BridgeSettings, bot: BotSettings | None, source: Reloader | None) -> Reloaded | None:
+def reload_settings(bridge: BridgeSettings, transport: TransportChoice, source: Reloader | None) -> Reloaded | None:
     """The settings in use with the reloadable changes ``source`` brings applied; None when nothing was
     applied (no source, or the new settings refused). Logs what changed and what needs a restart."""
     if source is None:
@@ -80,9 +79,6 @@ def reload_settings(bridge: BridgeSettings, bot: BotSettings | None, source: Rel
         return None
     try:
         fresh = source()
-        check_token(fresh.bridge.mc_token)
-        if fresh.bot is not None:
-            check_bot(fresh.bot)
     except ReloadSkipped as exc:
         log_event("reload_skipped", logging.WARNING, why=first_line(exc))
         return None
@@ -90,29 +86,36 @@ def reload_settings(bridge: BridgeSettings, bot: BotSettings | None, source: Rel
         log_event("reload_failed", logging.ERROR, error=first_line(exc), kept="the settings in use")
         return None
     changed, restart = [], list(fresh.others)
-    new_bridge = _apply("bridge", bridge, fresh.bridge, changed, restart)
-    new_bot = bot
-    if (bot is None) != (fresh.bot is None):
-        restart.append("bot (the transport)")
-    elif bot is not None and fresh.bot is not None:
-        new_bot = _apply("bot", bot, fresh.bot, changed, restart)
+    kind = transport.kind
+    shares_the_table = kind.section == "bridge"    # the plugin API's settings are the bridge's own
+    new_bridge = _apply("bridge", bridge, fresh.bridge, RELOADABLE + (kind.reloadable if shares_the_table else ()),
+                        changed, restart)
+    if fresh.transport.name != transport.name:
+        restart.append(f"the transport ({transport.name} -> {fresh.transport.name})")
+        new_transport = transport if not shares_the_table else TransportChoice(kind, new_bridge)
+    elif shares_the_table:
+        new_transport = TransportChoice(kind, new_bridge)
+    else:   # each field comes from settings checked once, in use or fresh: no check again
+        new_transport = TransportChoice(kind, _apply(kind.section, transport.settings, fresh.transport.settings,
+                                                     kind.reloadable, changed, restart))
     log_event("reloaded", changed=changed)
     if restart:
         log_event("reload_needs_restart", logging.WARNING, settings=restart)
-    return Reloaded(new_bridge, new_bot, changed)
+    return Reloaded(new_bridge, new_transport, changed)
 
 
-Settings = TypeVar("Settings", BridgeSettings, BotSettings)
+Settings = TypeVar("Settings")
 
 
-def _apply(section: str, old: Settings, new: Settings, changed: list[str], restart: list[str]) -> Settings:
-    """``old`` with the reloadable changes of ``new``; each change named in ``changed`` or ``restart``."""
+def _apply(section: str, old: Settings, new: Settings, reloadable: tuple[str, ...], changed: list[str],
+           restart: list[str]) -> Settings:
+    """``old`` with the ``reloadable`` changes of ``new``; each change named in ``changed`` or ``restart``."""
     result = old
     for field in fields(old):
         value = getattr(new, field.name)
         if getattr(old, field.name) == value:
             continue
-        if field.name in RELOADABLE[section]:
+        if field.name in reloadable:
             result = replace(result, **{field.name: value})
             changed.append(f"{section}.{field.name}")
         else:

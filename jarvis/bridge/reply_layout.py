@@ -1,21 +1,21 @@
 """Reply layout: what a reply looks like on this transport, and where it goes.
 
-The plugin API broadcasts ``[Jarvis] Steve: …`` lines of ``max_line`` characters, at most
-``max_reply_lines`` of them. The player bot's messages carry its name already (``Steve: …`` in
-public, the bare answer by whisper), each at most ``max_message`` UTF-16 units with the whisper's
-``/msg NAME `` counted, at most ``max_messages``; where a reply goes follows ``[bot] reply``
-(``same``: a whisper by whisper, public chat in public; ``private``; ``public``). The texts come from
-the chat contract (jarvis/bridge/chat.py): ``answer_lines`` for an answer, ``reply_lines`` for a notice.
+The transport's kind says how its lines look (``TransportKind.style``: their prefix, width and count: the
+plugin API broadcasts ``[Jarvis] Steve: …`` lines of ``max_line`` characters; the player bot's messages carry
+its name already, ``Steve: …`` in public and the bare answer by whisper) and how it whispers (``whisper_to``:
+whom, following ``[bot] reply`` for the bot; ``whisper_overhead``: what a whisper's command takes from a
+line). Every line fits as Minecraft counts characters (UTF-16 units). The texts come from the chat contract
+(jarvis/bridge/chat.py): ``answer_lines`` for an answer, ``reply_lines`` for a notice. ``shown`` is what the
+lines showed the player (the question log keeps it).
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from jarvis.bridge.chat import PREFIX, Question, ReplyStyle, answer_lines, reply_lines
-from jarvis.bridge.player import whisper_overhead
-from jarvis.bridge.transport import OutLine
+from jarvis.bridge.chat import Question, ReplyStyle, answer_lines, reply_lines
+from jarvis.bridge.transport import OutLine, TransportChoice
 from jarvis.bridge.wire import chat_safe
-from jarvis.config import BotSettings, BridgeSettings
+from jarvis.config import BridgeSettings
 
 if TYPE_CHECKING:
     from jarvis.answer import Answer   # one answer type: in process or through the pool (jarvis.network)
@@ -27,29 +27,24 @@ Compose = Callable[[str | None, int, int, str], list[str]]
 class ReplyLayout:
     """Replies as this transport's chat lines, to where each one goes (see the module doc)."""
 
-    def __init__(self, settings: BridgeSettings, bot: BotSettings | None) -> None:
+    def __init__(self, settings: BridgeSettings, transport: TransportChoice) -> None:
         self.settings = settings
-        self.bot = bot
+        self.transport = transport
 
-    def retune(self, settings: BridgeSettings, bot: BotSettings | None) -> None:
+    def retune(self, settings: BridgeSettings, transport: TransportChoice) -> None:
         """Settings reloaded (SIGHUP): the next reply is laid out by them."""
-        self.settings, self.bot = settings, bot
+        self.settings, self.transport = settings, transport
 
     @property
     def style(self) -> ReplyStyle:
         """How replies look on this transport."""
-        if self.bot is not None:
-            return ReplyStyle("", self.bot.max_message, self.bot.max_messages, self.bot.whisper_command)
-        return ReplyStyle(PREFIX, self.settings.max_line, self.settings.max_reply_lines)
+        return self.transport.kind.style(self.settings, self.transport.settings)
 
     def destination(self, question: Question | None) -> str | None:
-        """Whom a reply is whispered to (None: said in public). The plugin API can only broadcast."""
-        if self.bot is None or question is None or question.player is None:
+        """Whom a reply is whispered to (None: said in public)."""
+        if question is None:
             return None
-        mode = self.bot.reply
-        if mode == "private" or (mode == "same" and question.private):
-            return question.player
-        return None
+        return self.transport.kind.whisper_to(self.transport.settings, question)
 
     def lines_for(self, question: Question | None, text: str, *, source: str | None = None,
                   max_lines: int | None = None, answered: bool = True) -> list[OutLine]:
@@ -83,7 +78,7 @@ class ReplyLayout:
         to = self.destination(question)
         limit = style.max_line
         if to is not None:
-            limit -= whisper_overhead(style.whisper_command, to)
+            limit -= self.transport.kind.whisper_overhead(self.transport.settings, to)
         addressee = question.player if question is not None and to is None else None
         lines = _fit(lambda width: compose(addressee, width, max_lines or style.max_lines, style.prefix),
                      limit, style.prefix)

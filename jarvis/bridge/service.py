@@ -8,13 +8,14 @@ Two threads, so that a slow answer never stalls the chat:
 
 :class:`Bridge` puts the parts together and runs the poller; each job is a module of its own:
 
-- transport.py: the :class:`~jarvis.bridge.transport.Transport` protocol and the typed errors;
-  connection.py (the plugin API) and player.py (the player bot) implement it;
+- transport.py: the :class:`~jarvis.bridge.transport.TransportKind` and :class:`~jarvis.bridge.transport.Transport`
+  protocols and the typed errors; connection.py (the plugin API) and player.py (the player bot) implement
+  them, transports.py picks one;
 - dispatch.py: which post is a question, the per-player rate, the bounded queue, refusals;
 - answering.py: the :class:`~jarvis.bridge.answering.Answerer` protocol and the worker thread
   (or a worker pool, :class:`~jarvis.bridge.answering.QueuedAnswerer`: the thread hands it each question);
 - feedback.py: the question log, and "jarvis, wrong" / "jarvis thanks";
-- layout.py: what replies look like on the transport and where they go (public or whisper);
+- reply_layout.py: what replies look like on the transport and where they go (public or whisper);
 - outbox.py: lines waiting to be posted, and lines posted but not confirmed (at least once);
 - reconnect.py: connecting with backoff, losing the connection, reconnecting;
 - reload.py: SIGHUP, the settings file applied where that needs no reconnection;
@@ -36,19 +37,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jarvis.bridge.answering import Answerer, QueuedAnswerer, AnswerThread
-from jarvis.bridge.connection import AUTO, ChatClient, api_endpoint, check_token
 from jarvis.bridge.dispatch import Dispatcher
 from jarvis.bridge.events import BridgeStats, PlayerNames, log_event
 from jarvis.bridge.feedback import Feedback
 from jarvis.bridge.reply_layout import ReplyLayout
 from jarvis.bridge.outbox import Outbox
-from jarvis.bridge.player import PlayerBot, bot_endpoint, check_bot
 from jarvis.bridge.reconnect import Link, back_notice
 from jarvis.bridge.reload import Reloader, ReloadRequest, reload_settings
 from jarvis.bridge.shutdown import shut_down
-from jarvis.bridge.transport import ConnectionLost, Connector, PollFailed, SettingError, StopFlag, Transport
-from jarvis.bridge.wire import DIALECTS
-from jarvis.config import BotSettings, BridgeSettings
+from jarvis.bridge.transport import (ConnectContext, ConnectionLost, Connector, PollFailed, StopFlag, Transport,
+                                     TransportChoice)
+from jarvis.bridge.transports import default_transport
+from jarvis.config import BridgeSettings
 from jarvis.signals import handle_signals
 
 if TYPE_CHECKING:
@@ -62,41 +62,37 @@ ERRORS_BEFORE_SKIPPING = 3    # poller failures in a row before the post at the 
 class Bridge:
     """The chat bridge. ``run()`` serves in the calling thread until ``stop()`` (or max_questions).
 
-    ``connect``: opens a transport (default: the plugin API, or the player bot when ``bot`` is
-    given); ``salt`` names players in the log lines (jarvis/privacy.py) unless ``log_player_names``;
-    ``profiles``: where the bot's Microsoft sign-in is cached; ``reload``: what SIGHUP reads;
+    ``transport``: the transport to serve on, its settings checked (jarvis.bridge.transports.pick; default:
+    the plugin API with ``settings``, checked here); ``connect``: opens its connections instead (tests);
+    ``salt`` names players in the log lines (jarvis/privacy.py) unless ``log_player_names``; ``home``: where
+    a transport keeps what outlives a run (the bot's Microsoft sign-in); ``reload``: what SIGHUP reads;
     ``question_log``: gets every question and answer, and chat feedback.
     """
 
     def __init__(self, settings: BridgeSettings, answerer: Answerer | QueuedAnswerer, *,
-                 connect: Connector | None = None, max_questions: int | None = None, bot: BotSettings | None = None,
-                 salt: bytes = b"", log_player_names: bool = False, profiles: Path | None = None,
-                 reload: Reloader | None = None, question_log: QuestionLog | None = None) -> None:
-        if settings.dialect not in (AUTO, *DIALECTS):
-            raise SettingError("bridge", "dialect", f"unknown API dialect {settings.dialect!r} "
-                                                    f"(choose from {AUTO}, {', '.join(DIALECTS)})")
-        check_token(settings.mc_token)
-        if bot is not None:
-            check_bot(bot)
+                 transport: TransportChoice | None = None, connect: Connector | None = None,
+                 max_questions: int | None = None, salt: bytes = b"", log_player_names: bool = False,
+                 home: Path | None = None, reload: Reloader | None = None,
+                 question_log: QuestionLog | None = None) -> None:
         self.settings = settings
-        self.bot = bot
+        self.transport = transport if transport is not None else default_transport(settings)
         self.max_questions = max_questions
         self.stats = BridgeStats()
         self._stopping = StopFlag()          # set by stop(), from any thread or a signal handler
         self._reload = ReloadRequest()       # set by request_reload(), likewise
         self._reload_source = reload
         self._signals: list[str] = []        # signals received, not logged yet (see on_signal)
-        self._profiles = profiles or Path(".")
-        self._seen: set[str] = set()         # players the bot's tab list has shown, across reconnections
+        # What a transport's connections get: the counts, the stop flag, and what it keeps across reconnections.
+        self._context = ConnectContext(self.stats, self._stopping, home or Path("."))
         names = PlayerNames(salt, log_player_names)
-        self.layout = ReplyLayout(settings, bot)
+        self.layout = ReplyLayout(settings, self.transport)
         self.outbox = Outbox(self.stats, names)
         self.feedback = Feedback(question_log, self.layout, self.outbox, names)
         self.dispatcher = Dispatcher(settings, layout=self.layout, outbox=self.outbox, feedback=self.feedback,
                                      stats=self.stats, names=names)
         self.worker = AnswerThread(answerer, self.dispatcher.questions, layout=self.layout, outbox=self.outbox,
                              feedback=self.feedback, names=names, stopping=self._stopping)
-        endpoint = bot_endpoint(bot) if bot is not None else api_endpoint(settings)
+        endpoint = self.transport.kind.endpoint(settings, self.transport.settings)
         self.link = Link(connect or self._open_transport, endpoint, stats=self.stats, stopping=self._stopping)
 
     # ------------------------------------------------------------------ control
@@ -142,12 +138,9 @@ class Bridge:
     # ------------------------------------------------------------------ the poller (the connection's thread)
 
     def _open_transport(self) -> Transport:
-        """A new connection on the transport the settings pick (read at each connection: a reload may
-        have changed them)."""
-        if self.bot is not None:
-            return PlayerBot.connect(self.bot, profiles=self._profiles, stats=self.stats, stopping=self._stopping,
-                                     seen=self._seen)
-        return ChatClient.connect(self.settings, stats=self.stats, stopping=self._stopping)
+        """A new connection on the transport, with its settings as they are now (a reload may have changed
+        them)."""
+        return self.transport.kind.connect(self.settings, self.transport.settings, self._context)
 
     def _serve(self) -> None:
         errors_in_a_row = 0
@@ -204,14 +197,14 @@ class Bridge:
         return True
 
     def _apply_reload(self) -> None:
-        reloaded = reload_settings(self.settings, self.bot, self._reload_source)
+        reloaded = reload_settings(self.settings, self.transport, self._reload_source)
         if reloaded is None:
             return
-        self.settings, self.bot = reloaded.bridge, reloaded.bot
-        self.layout.retune(self.settings, self.bot)
+        self.settings, self.transport = reloaded.bridge, reloaded.transport
+        self.layout.retune(self.settings, self.transport)
         self.dispatcher.retune(self.settings)
         if self.link.client is not None:
-            self.link.client.retune(self.settings, self.bot)
+            self.link.client.retune(self.settings, self.transport.settings)
         self.stats.reloads += 1
 
     def _log_signals(self) -> None:
@@ -230,17 +223,17 @@ class Bridge:
 
 
 def serve(settings: BridgeSettings, answerer: Answerer | QueuedAnswerer, max_questions: int | None = None, *,
-          bot: BotSettings | None = None, salt: bytes = b"", log_player_names: bool = False,
-          profiles: Path | None = None, reload: Reloader | None = None, question_log: QuestionLog | None = None) -> int:
+          transport: TransportChoice | None = None, salt: bytes = b"", log_player_names: bool = False,
+          home: Path | None = None, reload: Reloader | None = None, question_log: QuestionLog | None = None) -> int:
     """Run the chat bridge until SIGINT/SIGTERM (or ``max_questions`` answers): questions go to
     ``answerer`` (a jarvis.pipeline.Jarvis, or any :class:`~jarvis.bridge.answering.Answerer`), or to a
     worker pool (a :class:`~jarvis.bridge.answering.QueuedAnswerer`: jarvis.network.PoolClient).
 
-    ``bot``: join as a player (the player-bot transport) instead of using the plugin API; the other
-    keywords are :class:`Bridge`'s.
+    ``transport``: the transport to serve on (jarvis.bridge.transports.pick: the player bot, the plugin API);
+    the other keywords are :class:`Bridge`'s.
     """
-    bridge = Bridge(settings, answerer, max_questions=max_questions, bot=bot, salt=salt,
-                    log_player_names=log_player_names, profiles=profiles, reload=reload, question_log=question_log)
+    bridge = Bridge(settings, answerer, transport=transport, max_questions=max_questions, salt=salt,
+                    log_player_names=log_player_names, home=home, reload=reload, question_log=question_log)
     with handle_signals(bridge, noted=bridge.on_signal):
         bridge.run()
     return 0

@@ -1,11 +1,19 @@
 """The transport: how the bridge reaches the game server, written down.
 
-Two implementations:
+Two interfaces. A :class:`TransportKind` is what the bridge knows of a transport, declared by its module: its
+name, its settings' type and table, how wide its lines are and how many an answer may take (``style``), how it
+whispers (``whisper_to``, ``whisper_overhead``), what its settings must be (``check``), whether its server can
+be reached (``check_reachable``) and how to open a connection (``connect``). jarvis/bridge/transports.py
+holds the registry and picks one; a :class:`TransportChoice` is a kind with its settings, checked once by
+``choose``. A :class:`Transport` is one open connection. Two kinds ship:
 
-- :class:`jarvis.bridge.connection.ChatClient`: the RaspberryJuice plugin API (three dialects, 2.x's
-  auth token); it can only broadcast;
-- :class:`jarvis.bridge.player.PlayerBot`: Jarvis joins the server as a player (a mineflayer client
-  process); it reads whispers and answers by whisper.
+- :data:`jarvis.bridge.connection.PLUGIN_API` (``api``), connections :class:`~jarvis.bridge.connection.ChatClient`:
+  the RaspberryJuice plugin API (three dialects, 2.x's auth token); it can only broadcast;
+- :data:`jarvis.bridge.player.PLAYER_BOT` (``bot``), connections :class:`~jarvis.bridge.player.PlayerBot`: Jarvis
+  joins the server as a player (a mineflayer client process); it reads whispers and answers by whisper.
+
+Adding a transport is one module (its kind, its connection) and one line in the registry; tests/relay_transport.py
+is one.
 
 The bridge's poller is a transport's only user, from one thread. A :data:`Connector` opens one
 (OSError when it cannot: retried with backoff), ``start_session()`` forgets the chat posted before,
@@ -20,20 +28,21 @@ The errors, typed so that nobody has to read a message to tell them apart:
 - :class:`BridgeError` (a user error) and its kinds: :class:`SettingError` (which setting, what is
   wrong), :class:`ServerUnreachable` (which server, how many attempts), :class:`AuthRefused` (was
   a token given), :class:`BotError` (the player bot cannot run here). None of them is an OSError,
-  so none is retried. They carry data; ``jarvis/cli.py`` words them with its flag names.
+  so none is retried. They carry data; jarvis/cli/play.py words them with its flag names.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from jarvis.errors import JarvisError
 
 if TYPE_CHECKING:
-    from jarvis.bridge.chat import Question
+    from jarvis.bridge.chat import Question, ReplyStyle
     from jarvis.bridge.wire import ChatPost
-    from jarvis.config import BotSettings, BridgeSettings
+    from jarvis.config import BridgeSettings
 
 STOP_SLICE = 0.1                        # seconds between looks at a StopFlag while waiting
 
@@ -98,7 +107,7 @@ class Endpoint:
 
     host: str
     port: int
-    transport: str              # "api" or "bot"
+    transport: str              # the kind's name: "api", "bot"
     what: str                   # "the Minecraft server's chat API", "the game server"
     hint: str                   # what to check when it cannot be reached
 
@@ -108,7 +117,8 @@ class Transport(Protocol):
 
     @property
     def dialect(self) -> str | None:
-        """The API dialect learned or set ("upstream", "fork", "v2"), "bot" for the player bot."""
+        """What the server speaks, for the log: the API dialect learned or set ("upstream", "fork", "v2"), "bot"
+        for the player bot."""
 
     def start_session(self) -> None:
         """Forget the chat posted before now (and, for the API, learn the dialect). AuthRefused when
@@ -122,14 +132,84 @@ class Transport(Protocol):
     def player_name(self, entity_id: int) -> str | None:
         """The name of the player behind a post's entity id; None when the server does not say."""
 
-    def retune(self, settings: BridgeSettings, bot: BotSettings | None) -> None:
-        """Settings reloaded (SIGHUP): each transport takes up what it uses, without reconnecting."""
+    def retune(self, bridge: BridgeSettings, settings) -> None:
+        """Settings reloaded (SIGHUP): the bridge's and the transport's own (its kind's settings type); each
+        transport takes up what it uses, without reconnecting."""
 
     def close(self) -> None:
         """End the connection (never raises)."""
 
 
 Connector = Callable[[], Transport]   # opens a new connection; OSError when it cannot (retried)
+
+
+@dataclass
+class ConnectContext:
+    """What the bridge gives a kind's ``connect``: its counters and stop flag, a folder for what outlives a run
+    (the player bot's Microsoft sign-in), and ``kept``, what a transport keeps across its reconnections in one
+    run (the player bot's tab list)."""
+
+    stats: WireStats
+    stopping: StopFlag
+    home: Path = Path(".")
+    kept: dict = field(default_factory=dict)
+
+
+class TransportKind(Protocol):
+    """What the bridge knows of a transport (see the module doc). ``settings`` below are of ``settings_type``;
+    ``bridge`` the bridge's own (jarvis.config.BridgeSettings)."""
+
+    name: str                      # the registry's key: "api", "bot"
+    settings_type: type            # its settings (BridgeSettings for the plugin API, whose table it shares)
+    section: str                   # the settings file's table of them ("bridge", "bot")
+    reloadable: tuple[str, ...]    # which of them SIGHUP may change without a reconnection
+
+    def asked_for(self, settings) -> bool:
+        """Whether these settings ask for this transport (the registry picks the one asked for)."""
+
+    def check(self, settings) -> None:
+        """SettingError (or another BridgeError) for settings that can never work; no I/O."""
+
+    def describe(self, bridge: BridgeSettings, settings) -> str:
+        """Where it would join, in one phrase ("the plugin API at localhost:4711 (auto)")."""
+
+    def endpoint(self, bridge: BridgeSettings, settings) -> Endpoint:
+        """Where it connects, as errors and log lines name it."""
+
+    def check_reachable(self, bridge: BridgeSettings, settings) -> None:
+        """BridgeError unless its server can be reached now (before a reader is loaded for nothing)."""
+
+    def style(self, bridge: BridgeSettings, settings) -> ReplyStyle:
+        """How its lines look: their prefix, how wide they are, how many an answer may take."""
+
+    def whisper_to(self, settings, question: Question) -> str | None:
+        """Whom the reply to ``question`` is whispered to; None: said in public (the asker named in it)."""
+
+    def whisper_overhead(self, settings, player: str) -> int:
+        """Characters a whisper to ``player`` takes from a line (its command)."""
+
+    def connect(self, bridge: BridgeSettings, settings, context: ConnectContext) -> Transport:
+        """A new connection; OSError when it cannot be made now (retried with backoff)."""
+
+
+@dataclass(frozen=True)
+class TransportChoice:
+    """A transport kind with its settings (made by ``choose``, which checks them)."""
+
+    kind: TransportKind
+    settings: object
+
+    @property
+    def name(self) -> str:
+        return self.kind.name
+
+
+def choose(kind: TransportKind, settings) -> TransportChoice:
+    """``kind`` with ``settings``, checked: once per start (and once per reload), by whoever chooses."""
+    if not isinstance(settings, kind.settings_type):
+        raise TypeError(f"the {kind.name} transport takes {kind.settings_type.__name__}, not {type(settings).__name__}")
+    kind.check(settings)
+    return TransportChoice(kind, settings)
 
 
 class PollFailed(Exception):

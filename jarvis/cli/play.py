@@ -101,15 +101,13 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
 
 def _serve(args: argparse.Namespace, config: Config) -> int:
     from jarvis.assembly import assemble
-    from jarvis.bridge import Fresh, ReloadSkipped, check_bot, check_player_bot, check_server, check_token, serve
+    from jarvis.bridge import pick, serve
     from jarvis.privacy import load_salt
+    from jarvis.questionlog import open_question_log
 
     flags = argparse.Namespace(**vars(args))   # as given: a reload reads the file again under the same flags
     config, index = command_settings(flags, config)
-    bot = config.bot if (config.bot.host or config.bot.realm) else None
-    check_token(config.bridge.mc_token)
-    if bot is not None:
-        check_bot(bot)
+    transport = pick(config)      # the player bot when [bot] names a host or a Realm, else the plugin API; checked
     check_index_folder(index)
     if args.redis is not None:
         from jarvis.network import RedisLink, redact
@@ -119,9 +117,7 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
     else:
         answers = f"index {index or 'the bundled corpus'}"
     if args.check:
-        where = (f"the player bot, {bot.username} at {bot.realm or f'{bot.host}:{bot.port}'} ({bot.auth}), "
-                 f"replies {bot.reply}" if bot else
-                 f"the plugin API at {config.bridge.mc_host}:{config.bridge.mc_port} ({config.bridge.dialect})")
+        where = transport.kind.describe(config.bridge, transport.settings)
         print(f"{args.config or 'settings'}: OK: serve would join {where}; {answers}")
         return 0
     salt = load_salt(config.home)
@@ -131,16 +127,26 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
 
         pool = open_pool(config, origin="serve", salt=salt)   # fails fast: no Redis, a refused password
     try:
-        if bot is not None:
-            check_player_bot(config.bridge, bot)   # fail fast, before loading anything heavy
-        else:
-            check_server(config.bridge)
+        transport.kind.check_reachable(config.bridge, transport.settings)   # fail fast, before loading anything
     except BaseException:
         if pool is not None:
             pool.close()
         raise
     if index:
         args.index = index
+    question_log = open_question_log(config)
+    if pool is None:
+        set_up_models(config)
+    with (pool if pool is not None else assemble(config, index_dir(args, config))) as answerer:
+        return serve(config.bridge, answerer, max_questions=args.max_questions, transport=transport, salt=salt,
+                     log_player_names=config.log.player_names, home=config.home,
+                     reload=_serve_reloader(args, flags, config, index), question_log=question_log)
+
+
+def _serve_reloader(args: argparse.Namespace, flags: argparse.Namespace, config: Config, index: str | None):
+    """What SIGHUP reads: the settings file again under the same flags, the transport it asks for (checked), and
+    the names of the settings that changed which serve takes up only at a restart."""
+    from jarvis.bridge import Fresh, ReloadSkipped, pick
 
     def reload() -> Fresh:
         if not args.config:
@@ -150,17 +156,9 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
                   if getattr(fresh, name) != getattr(config, name)]
         if fresh_index != index:
             others.append("index")
-        return Fresh(fresh.bridge, fresh.bot if (fresh.bot.host or fresh.bot.realm) else None, tuple(others))
+        return Fresh(fresh.bridge, pick(fresh), tuple(others))
 
-    from jarvis.questionlog import open_question_log
-
-    question_log = open_question_log(config)
-    if pool is None:
-        set_up_models(config)
-    with (pool if pool is not None else assemble(config, index_dir(args, config))) as answerer:
-        return serve(config.bridge, answerer, max_questions=args.max_questions, bot=bot, salt=salt,
-                     log_player_names=config.log.player_names, profiles=config.home / "microsoft",
-                     reload=reload, question_log=question_log)
+    return reload
 
 
 def _bot_address(text: str) -> tuple[str, int | None]:
