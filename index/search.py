@@ -5,7 +5,9 @@ directory's CURRENT pointer (a tiny file) once and, when a rebuild has swapped i
 opens that one and closes the old: no restart, and never a half-built index. A caller that needs
 more than the hits of one search (the answer cache's key, the sites, the glossary: the pipeline)
 takes a ``snapshot()``: the live generation as CURRENT said once, searched and described without
-reading CURRENT again.
+reading CURRENT again. A question is read for searching once (``IndexSnapshot.query``: spelt, expanded with
+the glossary, as words): a caller that needs the spelt or expanded question too (the pipeline reads and
+judges it) searches with that ``SearchQuery`` and takes them from it, instead of spelling and expanding again.
 """
 from __future__ import annotations
 
@@ -58,6 +60,16 @@ class Hit:
     site: str = ""                                            # the wiki's name, or "server guide"
     lexical_rank: int | None = None     # 0-based rank in the BM25F ranking (None: not in its top)
     dense_rank: int | None = None       # 0-based rank by page-vector similarity (None: not computed / not top)
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    """A question as one generation searches it, read once (``IndexSnapshot.query``)."""
+
+    question: str       # as given
+    spelt: str          # chat spellings spelt out, typos put right (spelling.py); the question when nothing to do
+    expanded: str       # spelt, with the wiki's words for the players' words it uses (glossary.py)
+    words: str          # expanded, as plain words for the query parser (question_words)
 
 
 def question_words(question: str) -> str:
@@ -123,6 +135,18 @@ class _OpenGeneration:
     # docnum -> (key, page kind, title terms), read once per page: the stored fields hold the paragraphs, too big to
     # load again for each of the ~100 candidates of every question (the generation never changes).
     _facts: dict[int, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict, repr=False)
+
+    def spelt(self, question: str, settings: RetrievalSettings) -> str:
+        """The question spelt as this generation searches it (see IndexSnapshot.spelt)."""
+        if self.speller is None or not settings.spelling:
+            return question
+        return self.speller.correct(question).text
+
+    def query(self, question: str, settings: RetrievalSettings) -> SearchQuery:
+        """The question read for searching this generation: spelt, expanded, as words."""
+        spelt = self.spelt(question, settings)
+        expanded = self.glossary.expand(spelt)
+        return SearchQuery(question, spelt, expanded, question_words(expanded))
 
     def search(self, words: str, k: int, settings: RetrievalSettings, query_vector=None) -> list[Hit]:
         """Top k pages: the BM25F ranking, fused with the dense one when there are vectors and a query vector."""
@@ -212,18 +236,20 @@ class IndexSnapshot:
     _searcher: "Searcher" = field(repr=False, compare=False)
     _generation: _OpenGeneration = field(repr=False, compare=False)
 
-    def search(self, query: str, k: int = 3) -> list[Hit]:
-        """The top `k` pages for a player's question, best first; [] when nothing matches."""
+    def search(self, query: str | SearchQuery, k: int = 3) -> list[Hit]:
+        """The top `k` pages for a player's question (or one read already, ``query``), best first; [] when
+        nothing matches."""
         return self._searcher._search(query, k, self._generation)
 
     def spelt(self, question: str) -> str:
         """The question's words as this generation searches them: chat spellings spelt out, typos put right
         against its vocabulary (spelling.py); the question itself when its profile keeps no vocabulary or the
         searcher's settings turn spelling off."""
-        speller = self._generation.speller
-        if speller is None or not self._searcher.settings.spelling:
-            return question
-        return speller.correct(question).text
+        return self._generation.spelt(question, self._searcher.settings)
+
+    def query(self, question: str) -> SearchQuery:
+        """The question read for searching this generation, once: spelt, expanded, as words (``search`` takes it)."""
+        return self._generation.query(question, self._searcher.settings)
 
 
 class Searcher:
@@ -283,15 +309,16 @@ class Searcher:
             return IndexSnapshot(current.generation.version, tuple(current.generation.meta.sites), current.glossary,
                                  current.profile.name, self, current)
 
-    def _search(self, query: str, k: int, pinned: _OpenGeneration | None) -> list[Hit]:
-        """Search ``pinned`` while it is the open generation (no CURRENT read), else the live one."""
+    def _search(self, query: str | SearchQuery, k: int, pinned: _OpenGeneration | None) -> list[Hit]:
+        """Search ``pinned`` while it is the open generation (no CURRENT read), else the live one. A question
+        read for ``pinned`` is read again for the live one when a rebuild has switched them (its words differ)."""
         if k < 1:
             raise SearchIndexError(f"k must be at least 1 (got {k})")
         with self._lock:
             current = pinned if pinned is not None and pinned is self._open else self._refresh()
-            if self.settings.spelling and current.speller is not None:
-                query = current.speller.correct(query).text
-            words = question_words(current.glossary.expand(query))
+            if not isinstance(query, SearchQuery) or current is not pinned:
+                query = current.query(query.question if isinstance(query, SearchQuery) else query, self.settings)
+            words = query.words
             if not words:
                 return []
             query_vector = None
