@@ -96,11 +96,14 @@ class IndexView(Protocol):
     def glossary(self):
         """The players' words (index.glossary.Glossary) it searches with."""
 
-    def search(self, query: str, k: int = 3) -> list:
-        """The top k pages (index.Hit), best first."""
+    def search(self, query, k: int = 3) -> list:
+        """The top k pages (index.Hit) for a question, or one read already (``query``), best first."""
 
     def spelt(self, question: str) -> str:
         """The question's words as it searches them (chat spelling and typos put right)."""
+
+    def query(self, question: str):
+        """The question read for searching, once (index.SearchQuery: spelt, expanded, as words)."""
 
 
 class Searcher(Protocol):
@@ -219,17 +222,22 @@ class Jarvis:
             if cached is not None:
                 self.stats.cache_hits += 1
                 return replace(cached, question=question, seconds=time.perf_counter() - began, cached=True)
-            answer = self._read(question, self.hits(reading_form(question), index), began, index)
+            query = index.query(reading_form(question))   # spelt and expanded once, for the search and the reading
+            answer = self._read(question, self.hits(query, index), began, index, query)
             self._cache.put(key, answer)
             return answer
 
-    def read_as(self, question: str, index: IndexView) -> str:
+    def read_as(self, question: str, index: IndexView, query=None) -> str:
         """What the reader reads: the question in its reading form, spelt as retrieval searched it when the
-        settings say so (``ReaderSettings.read_spelt``) and the index can."""
+        settings say so (``ReaderSettings.read_spelt``) and the index can (``query``: as the search read it,
+        index.SearchQuery; else spelt now)."""
+        if query is not None and self.settings.read_spelt:
+            return reading_form(query.spelt)
         return reader_question(question, index, self.settings.read_spelt)
 
-    def hits(self, question: str, index: IndexView | None = None) -> list:
-        """The top pages to read (``index``: the snapshot to search, else the live index). With the server's
+    def hits(self, question, index: IndexView | None = None) -> list:
+        """The top pages to read for ``question`` (text, or an index.SearchQuery read already; ``index``: the
+        snapshot to search, else the live index). With the server's
         guide in the index, only pages of the side that ranked first are read: the guide's when a guide page
         won the search (its prior makes it win ties, index/settings.py), the wiki's otherwise, so that a
         reader's own preferences (the page named in the question: "diamonds" -> Diamond) cannot undo that
@@ -256,11 +264,15 @@ class Jarvis:
                         page_kind=getattr(page, "page_kind", "article"), site=getattr(page, "site", ""))
                 for rank, page in enumerate(pages) for index, text in enumerate(page.paragraphs)]
 
-    def _read(self, question: str, pages: Sequence[Page], began: float, index: IndexView) -> Answer:
+    def _read(self, question: str, pages: Sequence[Page], began: float, index: IndexView, query=None) -> Answer:
         self.stats.reads += 1
         titles = tuple(page.title for page in pages)
         several = len(index.sites) > 1
-        judged = self.judge(self.read_as(question, index), pages, index.glossary)
+        read = self.read_as(question, index, query)
+        # The question with the players' words expanded, as the search expanded it when the reader reads it spelt
+        # as searched (the same words); else expanded in judge.
+        expanded = query.expanded if query is not None and self.settings.read_spelt else None
+        judged = self.judge(read, pages, index.glossary, expanded)
         if judged is None:
             # No answer to state; the best page is still worth pointing to (none when nothing matched).
             log.info("no answer to %r in %s", question, titles)
@@ -296,10 +308,11 @@ class Jarvis:
         end = next((e for _, e in split_sentences(passage.text)), len(passage.text))
         return Span(passage.text[:end], 0.0, passage, 0, end)
 
-    def judge(self, question: str, pages: Sequence[Page], glossary=None) -> Judged | None:
+    def judge(self, question: str, pages: Sequence[Page], glossary=None, expanded: str | None = None) -> Judged | None:
         """The reader's answer in the pages with its confidence and the signals it was computed from (what
         ``ask`` answers with; ``jarvis calibrate`` fits the confidence model on them); None when none.
-        ``glossary``: the index's players' words (index.glossary.Glossary; None: the live index's)."""
+        ``glossary``: the index's players' words (index.glossary.Glossary; None: the live index's);
+        ``expanded``: the question expanded with them already (None: expanded here)."""
         passages = self.passages_of(pages)
         if self.settings.max_paragraphs:   # paragraph pre-ranking: the best N, in reading order
             passages = self.ranker.best(question, passages, self.settings.max_paragraphs)
@@ -310,21 +323,21 @@ class Jarvis:
             return None
         candidates = prefer_placed(question, candidates, self.settings.placement)
         span = candidates[0]
-        if glossary is None:
-            glossary = self.searcher.snapshot().glossary
-        signals = self.signals(question, pages, span, glossary, candidates[1:])
+        if expanded is None:
+            glossary = glossary if glossary is not None else self.searcher.snapshot().glossary
+            expanded = glossary.expand(question) if glossary is not None else question
+        signals = self.signals(question, pages, span, expanded, candidates[1:])
         return Judged(span, signals, self.policy.judge(span.passage.site, signals), tuple(candidates[1:]))
 
     def _candidates(self, question: str, passages: Sequence[Passage]) -> list[Span]:
         """The reader's answer first, then its next best candidates (``Reader.candidates``)."""
         return self.reader.candidates(question, passages, AGREEMENT_CANDIDATES)
 
-    def signals(self, question: str, pages: Sequence[Page], span: Span, glossary,
+    def signals(self, question: str, pages: Sequence[Page], span: Span, expanded: str,
                 others: Sequence[Span] = ()) -> dict[str, float]:
-        """Everything the confidence model weighs: the retrieval's, the answer's (the question read with
-        ``glossary``, the index's players' words), where it was read, how far the reader's other candidates
+        """Everything the confidence model weighs: the retrieval's, the answer's (the question with the wiki's
+        words for its players' words, ``expanded``), where it was read, how far the reader's other candidates
         (``others``) back it, and the reader's own."""
-        expanded = glossary.expand(question) if glossary is not None else question
         return {**retrieval_signals(pages, span.passage.title),
                 **answer_signals(question, span.text, span.passage.title, self._analyzer, expanded),
                 **place_signals(question, span),

@@ -59,3 +59,30 @@ def test_reading_the_question_as_typed_is_a_setting(bundled_index, tmp_path):
         assert j.read_as("wat do cows drpo", index) == "wat do cows drpo?"
     with assemble(Config(home=tmp_path), bundled_index) as j:
         assert j.read_as("wat do cows drpo", j.searcher.snapshot()) == "what do cows drop?"
+
+
+@pytest.mark.parametrize("read_spelt", [True, False])
+def test_a_question_is_spelt_and_expanded_once(bundled_index, tmp_path, monkeypatch, read_spelt):
+    """One question, one spelling correction and one glossary expansion: the search reads it once
+    (index.SearchQuery) and the reader and the confidence signals take the spelt and expanded question from there.
+    Read as typed (read_spelt off), the typed question is expanded for the signals: a second text, once."""
+    from collections import Counter
+
+    from jarvis.index.glossary import RETRIEVAL_TABLES, Glossary
+    from jarvis.index.spelling import Speller
+
+    calls: Counter = Counter()
+    correct, expand = Speller.correct, Glossary.expand
+    monkeypatch.setattr(Speller, "correct", lambda self, text: (calls.update(["spelt"]), correct(self, text))[1])
+    monkeypatch.setattr(Glossary, "expand", lambda self, question, tables=RETRIEVAL_TABLES: (
+        calls.update([question]), expand(self, question, tables))[1])
+    config = Config(home=tmp_path)
+    config = replace(config, reader=replace(config.reader, read_spelt=read_spelt, cache_size=0))
+    with assemble(config, bundled_index) as j:
+        calls.clear()
+        answer = j.ask("wat do cows drpo")
+    assert answer.title == "Cow"
+    assert calls["spelt"] == 1
+    assert calls["what do cows drop"] == 1 and sum(calls.values()) == (2 if read_spelt else 3)
+    if not read_spelt:
+        assert calls["wat do cows drpo?"] == 1
