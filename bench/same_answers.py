@@ -3,7 +3,8 @@ JSON contract (`jarvis ask QUESTION --json --no-log`, one fresh process a questi
 two recordings compared row by row.
 
     python bench/same_answers.py record --out before.json                       # eval/questions.txt, default index
-    python bench/same_answers.py record --out before-guide.json --index DIR --questions eval/dev/server_guide.txt
+    python bench/same_answers.py record --out before-guide.json --index DIR --questions eval/dev/server_guide.txt \
+        --label "the bundled corpus with the example guide"
     python bench/same_answers.py compare before.json after.json [--markdown comparison.md]
 
 A row is what a player and the eval see of an answer: the question, the answer text, its page (``title``),
@@ -50,8 +51,9 @@ def record(args: argparse.Namespace) -> None:
     for number, q in enumerate(questions, 1):
         rows.append(ask(q.text, home, args.index))
         print(f"{number}/{len(questions)} {q.text!r}: {rows[-1]['reply'][:90]}", file=sys.stderr)
-    out = {"questions": str(Path(args.questions).resolve().relative_to(ROOT)) if Path(args.questions).resolve()
-           .is_relative_to(ROOT) else str(args.questions), "index": args.index or "the default index (bundled corpus)",
+    questions = Path(args.questions).resolve()
+    out = {"questions": str(questions.relative_to(ROOT)) if questions.is_relative_to(ROOT) else questions.name,
+           "index": args.label or (Path(args.index).name if args.index else "the default index (bundled corpus)"),
            "rows": rows}
     Path(args.out).write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{len(rows)} rows written to {args.out}")
@@ -103,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--questions", default=str(QUESTIONS))
     p.add_argument("--index", default=None, help="an index folder (default: the bundled corpus's)")
     p.add_argument("--home", default=None, help="JARVIS_HOME to run in (default: a fresh folder)")
+    p.add_argument("--label", default=None, help="what the recording calls the index (default: its folder's name)")
     p = sub.add_parser("compare", help="compare two recordings")
     p.add_argument("before")
     p.add_argument("after")
