@@ -48,7 +48,8 @@ def ask(args) -> None:
     if args.as_before:
         # Today's reading before this round: the question as typed (no reading form, no spelling read).
         import jarvis.pipeline
-        jarvis.pipeline.reading_form = lambda question: question
+        import jarvis.question_text
+        jarvis.pipeline.reading_form = jarvis.question_text.reading_form = lambda question: question
         config = replace(config, reader=replace(config.reader, read_spelt=False, unsure_page="answer",
                                                 placement=replace(config.reader.placement, enabled=False)))
     corpus = realbed_corpus(config.home, PAGES, config.crawl, progress=False)

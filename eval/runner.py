@@ -80,7 +80,7 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
     from jarvis.index import Searcher, ensure_index
     from jarvis.errors import first_line
     from jarvis.assembly import assemble
-    from jarvis.pipeline import check_question
+    from jarvis.question_text import check_question
 
     questions = load_questions(options.questions)
     for q in questions:  # a bad question stops the run now, with its line number, not half-way through

@@ -173,7 +173,7 @@ class ReaderSettings:
     confidence_model: str = ""          # a confidence model file to use instead of the reader's own
     # The reader reads the question as retrieval searched it: chat spellings spelt out and typos put right
     # against the index's words ("wat do endermn drop" is read as "what do enderman drop"; index/spelling.py).
-    # Off: the question as typed (case and closing punctuation aside, pipeline.reading_form).
+    # Off: the question as typed (case and closing punctuation aside, question_text.reading_form).
     read_spelt: bool = True
 
 

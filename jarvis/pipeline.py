@@ -17,10 +17,8 @@ normalised question and index version, so a reindex never serves stale answers.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
-import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Protocol, Sequence
@@ -30,8 +28,8 @@ from jarvis.crawler.guide import GUIDE_PAGE_KIND, GUIDE_SITE
 from jarvis.crawler.sentences import split_sentences
 from jarvis.config import ReaderSettings
 from jarvis.confidence import AnswerPolicy, Decision, agreement_signals, answer_signals, place_signals, retrieval_signals
-from jarvis.errors import JarvisError
 from jarvis.lexical import TermAnalyzer
+from jarvis.question_text import check_question, normalize_question, reader_question, reading_form
 from jarvis.readers.base import Passage, Reader, Span, sentence_around
 from jarvis.readers.passages import PassageSelector
 from jarvis.readers.placement import prefer_placed
@@ -39,46 +37,7 @@ from jarvis.readers.ranking import PassageRanker
 
 log = logging.getLogger(__name__)
 
-MAX_QUESTION_CHARS = 500   # a chat line is at most 256; anything far longer is not a question
-READ_WITH = "?"            # the closing mark every question is read with (reading_form)
 AGREEMENT_CANDIDATES = 5   # the reader's best spans whose agreement the confidence weighs (signals)
-
-
-class QuestionError(JarvisError):
-    """An empty or unusable question."""
-
-
-def check_question(text: str) -> str:
-    """The question, cleaned (control characters out, whitespace collapsed); a user error if unusable."""
-    if not isinstance(text, str):
-        raise QuestionError("the question must be text")
-    cleaned = "".join(" " if unicodedata.category(c).startswith("C") else c for c in text)
-    cleaned = re.sub(r"\s+", " ", cleaned).strip()
-    if not cleaned:
-        raise QuestionError("empty question: ask something, e.g. jarvis ask \"what do cows drop?\"")
-    if len(cleaned) > MAX_QUESTION_CHARS:
-        raise QuestionError(f"question too long ({len(cleaned)} characters, at most {MAX_QUESTION_CHARS})")
-    if not any(c.isalnum() for c in cleaned):
-        raise QuestionError("the question has no words")
-    return cleaned
-
-
-def normalize_question(question: str) -> str:
-    """The answer cache's key: case, spacing and closing punctuation do not change the question."""
-    return re.sub(r"\s+", " ", question.casefold()).strip().rstrip("?!. ")
-
-
-def reading_form(question: str) -> str:
-    """The question as Jarvis reads it: case and closing punctuation do not change what is asked, so
-    "What do cows drop?", "what do cows drop" and "WHAT DO COWS DROP!" are read (searched, read and
-    judged) the same way and get the same answer. The player's own words stay the answer's ``question``."""
-    return normalize_question(question) + READ_WITH
-
-
-def reader_question(question: str, index, read_spelt: bool = True) -> str:
-    """The question as the reader reads it: spelt as ``index`` searches it (when ``read_spelt``), in its
-    reading form. What answering reads (``Pipeline.read_as``) and what training examples carry."""
-    return reading_form(index.spelt(question) if read_spelt else question)
 
 
 class IndexView(Protocol):

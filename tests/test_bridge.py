@@ -26,7 +26,8 @@ from jarvis.bridge import (FORK, PREFIX, UPSTREAM, V2, AnswerFunction, Answerer,
                            plain_player_name, reply_lines)
 from jarvis.config import BridgeSettings
 from jarvis.answer import Answer
-from jarvis.pipeline import Jarvis, check_question
+from jarvis.pipeline import Jarvis
+from jarvis.question_text import check_question
 from jarvis.replies import compose_reply
 from jarvis_lab.raspberryjuice import Player, RaspberryJuiceDouble, raw_exchange
 from serve_process import jarvis_serve

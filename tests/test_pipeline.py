@@ -17,7 +17,7 @@ from jarvis.assembly import assemble
 from jarvis.cli import main
 from jarvis.config import Config, ReaderSettings
 from jarvis.errors import JarvisError
-from jarvis.pipeline import MAX_QUESTION_CHARS, QuestionError, check_question, normalize_question
+from jarvis.question_text import MAX_QUESTION_CHARS, QuestionError, check_question, normalize_question
 from jarvis.readers.base import Passage
 from jarvis.replies import answer_json, compose_reply, describe
 

@@ -7,7 +7,7 @@ import pytest
 
 from jarvis.assembly import assemble
 from jarvis.config import Config
-from jarvis.pipeline import reading_form
+from jarvis.question_text import reading_form
 from jarvis.replies import compose_reply
 
 

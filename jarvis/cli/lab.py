@@ -162,7 +162,7 @@ def _training_examples(args: argparse.Namespace, config: Config, options) -> lis
     from jarvis.eval.questions import load_questions
     from jarvis.eval.runner import corpus_key
     from jarvis.index import Searcher, ensure_index
-    from jarvis.pipeline import normalize_question, reader_question
+    from jarvis.question_text import normalize_question, reader_question
     from jarvis.readers.ranking import PassageRanker
     from jarvis.training import GoldQuestion, build_examples, search_all
 

@@ -28,7 +28,7 @@ def register(commands: Commands) -> None:
 
 def cmd_ask(args: argparse.Namespace, config: Config) -> int:
     from jarvis.assembly import assemble
-    from jarvis.pipeline import check_question
+    from jarvis.question_text import check_question
     from jarvis.questionlog import open_question_log
 
     question = check_question(args.question)  # fail fast, before loading anything heavy

@@ -40,7 +40,7 @@ from jarvis.errors import JarvisError
 from jarvis.network.link import LOST, Backoff, RedisLink
 from jarvis.network.messages import (BadMessage, QuestionMessage, ReplyMessage, new_id, questions_key, replies_key)
 from jarvis.answer import Answer
-from jarvis.pipeline import QuestionError, check_question
+from jarvis.question_text import QuestionError, check_question
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from jarvis.answer import Answer
 from jarvis.confidence.policy import RULES
-from jarvis.pipeline import MAX_QUESTION_CHARS
+from jarvis.question_text import MAX_QUESTION_CHARS
 
 VERSION = "1"
 ORIGINS = ("serve", "ask", "bench")

@@ -43,7 +43,7 @@ from jarvis.network.link import LOST, Backoff, RedisLink
 from jarvis.network.messages import (UNREADABLE, BadMessage, QuestionMessage, ReplyMessage, questions_key,
                                  replies_key)
 from jarvis.answer import Answer
-from jarvis.pipeline import QuestionError
+from jarvis.question_text import QuestionError
 
 log = logging.getLogger(__name__)
 

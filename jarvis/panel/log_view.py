@@ -9,23 +9,18 @@ question set: ``flag_precision`` over an eval run's per-question records (bench/
 """
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from jarvis.confidence.policy import likely_wrong as policy_likely_wrong
+from jarvis.question_text import normalize_question
 from jarvis.questionlog import ReportError, read_log
 from jarvis.questionlog.usage_report import outcome
 
 VIEWS = ("all", "needs", "unanswered", "wrong", "likely", "answered")
 VIEW_NAMES = {"all": "All", "needs": "Needs you", "unanswered": "Not answered", "wrong": "Marked wrong",
               "likely": "Likely wrong", "answered": "Answered"}
-
-
-def normalized(question: str) -> str:
-    """Questions that differ only in case, spacing and closing punctuation are one (as in `jarvis report`)."""
-    return re.sub(r"\s+", " ", question.casefold()).strip().rstrip("?!. ")
 
 
 def likely_wrong(record: dict, below: float) -> bool:
@@ -156,7 +151,7 @@ def grouped(rows: list[Row]) -> list[Group]:
     """Rows (newest first) grouped by question, most asked first, then most recent."""
     groups: dict[str, list[Row]] = defaultdict(list)
     for row in rows:
-        groups[normalized(row.question)].append(row)
+        groups[normalize_question(row.question)].append(row)
     return sorted((Group(key, members) for key, members in groups.items()),
                   key=lambda g: (-len(g.rows), -g.latest.at.timestamp()))
 

@@ -29,6 +29,7 @@ from tabulate import tabulate
 
 from jarvis.percentiles import percentile
 from jarvis.errors import JarvisError
+from jarvis.question_text import normalize_question
 from jarvis.questionlog.log import FEEDBACK_KINDS, rotated_paths
 
 TOP = 20                       # rows of each list in the report
@@ -120,15 +121,11 @@ def parse_since(text: str, now: datetime) -> datetime | None:
     return when
 
 
-def _normalized(question: str) -> str:
-    return re.sub(r"\s+", " ", question.casefold()).strip().rstrip("?!. ")
-
-
 def _grouped(records: list[dict], extra=None) -> list[dict]:
     """[{question, count, ...}] by normalized question, most first, the most common spelling shown."""
     groups: dict[str, list[dict]] = defaultdict(list)
     for record in records:
-        groups[_normalized(record["question"])].append(record)
+        groups[normalize_question(record["question"])].append(record)
     rows = []
     for members in groups.values():
         spelling = Counter(m["question"] for m in members).most_common(1)[0][0]
