@@ -32,7 +32,7 @@ from jarvis.readers.base import Reader
 from jarvis.readers.ranking import PassageRanker
 
 if TYPE_CHECKING:
-    from jarvis.pipeline import Jarvis, Searcher
+    from jarvis.pipeline import Jarvis, Retriever
     from jarvis.readers.passages import PassageSelector
 
 
@@ -49,7 +49,7 @@ def passage_selector(reader: Reader, settings: ReaderSettings,
     return PassageSelector(window, tokenizer=needs.tokenizer, ranker=ranker)
 
 
-def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "Searcher | None" = None,
+def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "Retriever | None" = None,
              reader: Reader | None = None, policy: AnswerPolicy | None = None,
              settings: ReaderSettings | None = None) -> "Jarvis":
     """A ready ``Jarvis``; see the module docstring. ``settings``: reader settings other than ``config.reader``."""

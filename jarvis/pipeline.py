@@ -65,7 +65,7 @@ class IndexView(Protocol):
         """The question read for searching, once (index.SearchQuery: spelt, expanded, as words)."""
 
 
-class Searcher(Protocol):
+class Retriever(Protocol):
     """What the pipeline needs of retrieval: index.Searcher, or any object with these."""
 
     @property
@@ -147,7 +147,7 @@ class Jarvis:
     """Retrieval plus reading. Holds the open searcher, the loaded reader and the answer cache.
     Built by ``jarvis.assembly.assemble`` (the one place that knows how the parts fit)."""
 
-    searcher: Searcher
+    searcher: Retriever
     reader: Reader
     policy: AnswerPolicy            # which confidence model and threshold judge an answer (by its page's site)
     settings: ReaderSettings = field(default_factory=ReaderSettings)

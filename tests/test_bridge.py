@@ -650,7 +650,7 @@ def test_a_queued_answerer_answers_later_from_its_own_thread(double, start_bridg
     steve = replies_to(double.posts, "Steve")
     assert any("something went wrong" in line for line in steve)
     assert any("no worker answered in time" in line for line in steve)
-    assert pool.submitter == "jarvis-bridge-worker" and pool.waiting == 0
+    assert pool.submitter == "jarvis-bridge-answering" and pool.waiting == 0
 
 
 def test_stopping_counts_the_questions_still_in_a_pool(double, start_bridge):
@@ -713,7 +713,11 @@ def test_stopping_during_a_lag_spike_stops_within_the_grace(double, start_bridge
     running = start_bridge(RecordingAnswerer(), io_timeout=0.5)
     double.lag(30)
     time.sleep(0.2)                                     # the poller is waiting for a reply
+    began = time.monotonic()
     running.stop()                                      # bounded join inside
+    # It gave up the reply it was waiting for within the grace (io_timeout), not when the 30 s lag ended.
+    assert time.monotonic() - began < 15
+    assert not running.thread.is_alive() and running.error is None
 
 
 def test_unreachable_server_is_a_user_error():

@@ -1,9 +1,9 @@
-"""Answering: what the bridge asks for an answer, and the worker thread that asks it.
+"""Answering: what the bridge asks for an answer, and the answering thread that asks it.
 
 The bridge needs one thing of whatever answers: :class:`Answerer`, ``ask(question) -> answer``.
 ``jarvis.pipeline.Jarvis`` is one (in-process); :class:`AnswerFunction` makes a plain function one.
 A pool of workers behind a queue (``jarvis.network.PoolClient``, ``serve`` through the pool) is
-handed to the bridge the same way, as a :class:`QueuedAnswerer`: the worker thread hands it each
+handed to the bridge the same way, as a :class:`QueuedAnswerer`: the answering thread hands it each
 question and goes on at once; the pool delivers the answer later, from its own thread, and may
 send one short notice first (the "busy" notice) when no answer comes soon. The pool keeps each
 player's answers in the order asked.
@@ -40,7 +40,7 @@ SOMETHING_WENT_WRONG = "sorry, something went wrong answering that"
 
 
 class Answerer(Protocol):
-    """What the bridge asks for an answer (jarvis.pipeline.Jarvis is one). Called from the worker
+    """What the bridge asks for an answer (jarvis.pipeline.Jarvis is one). Called from the answering
     thread only; may take seconds; raises on a question it cannot take."""
 
     def ask(self, question: str) -> Answer: ...
@@ -69,7 +69,7 @@ class AnswerFunction:
 
 
 class AnswerThread:
-    """The worker thread (see the module doc): questions from ``questions``, reply lines to ``outbox``."""
+    """The answering thread (see the module doc): questions from ``questions``, reply lines to ``outbox``."""
 
     def __init__(self, answerer: Answerer | QueuedAnswerer, questions: queue.Queue[Question], *, layout: ReplyLayout,
                  outbox: Outbox, feedback: Feedback, names: PlayerNames, stopping: StopFlag) -> None:
@@ -85,7 +85,7 @@ class AnswerThread:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._work, name="jarvis-bridge-worker", daemon=True)
+        self._thread = threading.Thread(target=self._work, name="jarvis-bridge-answering", daemon=True)
         self._thread.start()
 
     def join(self, timeout: float) -> None:

@@ -8,7 +8,7 @@ The poller hands it the posts each poll read (:meth:`Dispatcher.receive`), then 
 - per-player rate: a player who had a question taken less than ``per_player_rate`` seconds ago is
   turned away (the cooldown), as is anyone while the bounded queue (``queue_size``) is full;
   nothing is dropped silently: one polite notice per player and poll, however many it turns away;
-- ``jarvis`` alone gets the help line; everything else waits in the queue for the worker.
+- ``jarvis`` alone gets the help line; everything else waits in the queue for the answering thread.
 
 A post stays in the inbox until it is handled: when the connection dies during a name lookup, it
 is handled after the reconnection. Names are looked up once per entity id (the plugin API; the

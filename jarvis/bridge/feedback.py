@@ -36,7 +36,7 @@ class Feedback:
         self.layout = layout
         self.outbox = outbox
         self.names = names
-        # Each player's last logged answer (entry id, when): written by the worker, read by the poller.
+        # Each player's last logged answer (entry id, when): written by the answering thread, read by the poller.
         self._last_logged: dict[int | str, tuple[str, float]] = {}
         self._lock = threading.Lock()
 

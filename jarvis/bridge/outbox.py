@@ -1,6 +1,6 @@
 """The outbox: chat lines waiting to be posted, and lines posted but not confirmed yet.
 
-Any thread may add lines (the worker its answers, the poller its notices); only the poller takes
+Any thread may add lines (the answering thread its answers, the poller its notices); only the poller takes
 them, hands them to the transport and confirms what the transport marked ``delivered``. Lines not
 confirmed when the connection drops go back to the front (at least once: a line may show twice,
 never not at all). An answer counts as delivered when its last line is.

@@ -2,7 +2,7 @@
 
 Two threads, so that a slow answer never stalls the chat:
 
-    poller (owns the connection)                      worker
+    poller (owns the connection)                      answering thread
     ─ poll chat every poll_interval ──▶ bounded queue ──▶ answerer.ask(question) ─┐
     ─ post reply lines ◀───────────────── outbox ◀──────── reply lines ◀──────────┘
 
@@ -12,7 +12,7 @@ Two threads, so that a slow answer never stalls the chat:
   protocols and the typed errors; connection.py (the plugin API) and player.py (the player bot) implement
   them, transports.py picks one;
 - dispatch.py: which post is a question, the per-player rate, the bounded queue, refusals;
-- answering.py: the :class:`~jarvis.bridge.answering.Answerer` protocol and the worker thread
+- answering.py: the :class:`~jarvis.bridge.answering.Answerer` protocol and the answering thread
   (or a worker pool, :class:`~jarvis.bridge.answering.QueuedAnswerer`: the thread hands it each question);
 - feedback.py: the question log, and "jarvis, wrong" / "jarvis thanks";
 - reply_layout.py: what replies look like on the transport and where they go (public or whisper);
@@ -49,7 +49,7 @@ from jarvis.bridge.transport import (ConnectContext, ConnectionLost, Connector, 
                                      TransportChoice)
 from jarvis.bridge.transports import default_transport
 from jarvis.config import BridgeSettings
-from jarvis.signals import handle_signals
+from jarvis.process_signals import handle_signals
 
 if TYPE_CHECKING:
     from jarvis.questionlog import QuestionLog
@@ -90,7 +90,7 @@ class Bridge:
         self.feedback = Feedback(question_log, self.layout, self.outbox, names)
         self.dispatcher = Dispatcher(settings, layout=self.layout, outbox=self.outbox, feedback=self.feedback,
                                      stats=self.stats, names=names)
-        self.worker = AnswerThread(answerer, self.dispatcher.questions, layout=self.layout, outbox=self.outbox,
+        self.answering = AnswerThread(answerer, self.dispatcher.questions, layout=self.layout, outbox=self.outbox,
                              feedback=self.feedback, names=names, stopping=self._stopping)
         endpoint = self.transport.kind.endpoint(settings, self.transport.settings)
         self.link = Link(connect or self._open_transport, endpoint, stats=self.stats, stopping=self._stopping)
@@ -129,7 +129,7 @@ class Bridge:
         """Connect (ServerUnreachable after ``connect_attempts`` failures), then serve until stopped."""
         if not self.link.open(self.settings):
             return
-        self.worker.start()
+        self.answering.start()
         try:
             self._serve()
         finally:
@@ -217,7 +217,7 @@ class Bridge:
     def _shut_down(self) -> None:
         self._stopping.set()
         self._log_signals()
-        shut_down(self.settings, worker=self.worker, questions=self.dispatcher.questions,
+        shut_down(self.settings, answering=self.answering, questions=self.dispatcher.questions,
                   done=self._answered_enough(), link=self.link, outbox=self.outbox, layout=self.layout,
                   stats=self.stats)
 

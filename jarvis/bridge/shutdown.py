@@ -1,6 +1,6 @@
 """Shutting down: the answer in progress may finish, the last lines are flushed, the connection closed.
 
-On a stop (SIGINT/SIGTERM, ``Bridge.stop()``) the worker gets ``io_timeout`` seconds to finish the
+On a stop (SIGINT/SIGTERM, ``Bridge.stop()``) the answering thread gets ``io_timeout`` seconds to finish the
 answer it is computing; questions still waiting (in the queue, or in a worker pool) are not
 answered, and the chat is told how many ("Going offline, 2 question(s) left unanswered, sorry.").
 The lines waiting are then sent for at most ``io_timeout`` seconds, as fast as the transport may
@@ -29,13 +29,13 @@ def going_offline(left: int) -> str:
     return f"Going offline, {left} question(s) left unanswered, sorry."
 
 
-def shut_down(settings: BridgeSettings, *, worker: AnswerThread | None, questions: queue.Queue[Question], done: bool,
+def shut_down(settings: BridgeSettings, *, answering: AnswerThread | None, questions: queue.Queue[Question], done: bool,
               link: Link, outbox: Outbox, layout: ReplyLayout, stats: BridgeStats) -> None:
-    """Stop serving (see the module doc). ``worker``: None when it never started; ``done``: stopped
+    """Stop serving (see the module doc). ``answering``: None when it never started; ``done``: stopped
     because max_questions were answered (nothing is left to wait for or to say)."""
-    if worker is not None and not done:
-        worker.join(timeout=settings.io_timeout)   # an answer in progress may finish
-    left = questions.qsize() + (worker.unanswered if worker is not None else 0)
+    if answering is not None and not done:
+        answering.join(timeout=settings.io_timeout)   # an answer in progress may finish
+    left = questions.qsize() + (answering.unanswered if answering is not None else 0)
     if link.client is not None:
         if left and not done:
             outbox.put(layout.notice(going_offline(left)))

@@ -112,7 +112,7 @@ def reader_options() -> argparse.ArgumentParser:
                              help="read only the N paragraphs of the top pages that best match the question")
     reader_opts.add_argument("--answer-threshold", type=probability, default=None, metavar="P",
                              help="state an answer only when its confidence is at least P, else say \"not sure\" and "
-                                  f"point to the page (default: the one chosen with the reader's confidence model)")
+                                  "point to the page (default: the one chosen with the reader's confidence model)")
     reader_opts.add_argument("--confidence-model", metavar="FILE", default=None,
                              help="the confidence model to use (default: the reader's own, see jarvis calibrate)")
     return reader_opts

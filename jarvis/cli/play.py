@@ -226,7 +226,7 @@ def cmd_worker(args: argparse.Namespace, config: Config) -> int:
     from jarvis.assembly import assemble
     from jarvis.logs import format_event
     from jarvis.network import RedisLink, PoolWorker
-    from jarvis.signals import handle_signals
+    from jarvis.process_signals import handle_signals
 
     config, index = command_settings(args, config, redis_required=True)
     check_index_folder(index)

@@ -172,17 +172,17 @@ class PoolWorker:
         entries = self.link.client.xreadgroup(self.settings.group, self.name, {self._stream: ">"}, count=1,
                                               block=BLOCK_MS)
         for _, messages in entries or []:
-            for entry_id, fields in messages:
-                self._handle(entry_id, fields, deliveries=1)
+            for entry_id, entry in messages:
+                self._handle(entry_id, entry, deliveries=1)
 
     def _own_pending(self) -> None:
         """Questions delivered to this worker and not acknowledged (read before a lost connection)."""
         entries = self.link.client.xreadgroup(self.settings.group, self.name, {self._stream: "0"}, count=100)
         for _, messages in entries or []:
-            for entry_id, fields in messages:
+            for entry_id, entry in messages:
                 if self._stopping.is_set():
                     return
-                self._handle(entry_id, fields, deliveries=self._deliveries(entry_id))
+                self._handle(entry_id, entry, deliveries=self._deliveries(entry_id))
 
     def _claim(self) -> None:
         """Questions pending on a silent worker for claim_after seconds: claim them (XAUTOCLAIM) and answer."""
@@ -190,13 +190,13 @@ class PoolWorker:
         result = self.link.client.xautoclaim(self._stream, self.settings.group, self.name, min_idle,
                                              start_id=self._claim_cursor, count=10)
         self._claim_cursor = result[0] if result[0] else "0-0"
-        for entry_id, fields in result[1]:
+        for entry_id, entry in result[1]:
             self.stats.claimed += 1
             deliveries = self._deliveries(entry_id)
             _event("claimed", worker=self.name, entry=entry_id, deliveries=deliveries)
             if self._stopping.is_set():
                 return   # it stays pending on this worker: claimed again by another one
-            self._handle(entry_id, fields, deliveries=deliveries)
+            self._handle(entry_id, entry, deliveries=deliveries)
 
     def _deliveries(self, entry_id: str) -> int:
         pending = self.link.client.xpending_range(self._stream, self.settings.group, min=entry_id, max=entry_id,

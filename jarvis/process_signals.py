@@ -1,4 +1,5 @@
-"""Signals of a long-running command (jarvis serve, jarvis worker): one path for both.
+"""OS signals of a long-running command (jarvis serve, jarvis worker): one path for both. (Not the confidence
+model's signals of an answer: jarvis/confidence/signals.py.)
 
 SIGINT and SIGTERM stop it cleanly (the answer in hand may finish; a second SIGINT interrupts at once);
 SIGHUP asks it to read its settings file again. The handler touches plain attributes only: nothing in it
