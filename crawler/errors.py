@@ -6,8 +6,8 @@ speaks in a front end's words, so an error carries data: ``what`` is wrong, the 
 (an argument or settings field, as the library calls it), the ``path`` concerned, and the ``remedy``
 (a key of the class's ``REMEDIES``: the way out, as the library says it, the tail of the message). ``str(error)`` is the
 library's wording ("max_pages must be at least 1, got 0"); ``error.worded(name, remedies)`` is a
-front end's: jarvis/cli.py names its flags ("--max-pages must be at least 1, got 0") and says the
-way out with them.
+front end's: jarvis/cli/main.py names the setting by the flag that sets it and says the way out with its
+flags.
 
 ``UserError`` lives here, in the lowest stage, so that every stage can share it: index/ imports
 crawler/ (never jarvis/), and jarvis.errors.JarvisError is one too.

@@ -1,5 +1,5 @@
-"""Process-wide settings of the libraries Jarvis runs on, made once by an entry point (jarvis/cli.py;
-the benchmarks make their own). Library code only reads them: a reader that loads never changes how
+"""Process-wide settings of the libraries Jarvis runs on, made once by an entry point (jarvis/cli/,
+``set_up_models``; the benchmarks make their own). Library code only reads them: a reader that loads never changes how
 many threads the whole process computes with, an encoder that loads never turns progress bars back on.
 
 Setting them imports nothing heavy: a setting for torch or transformers is applied at once when the

@@ -15,14 +15,14 @@ answers later (:class:`QueuedAnswerer`: jarvis.network.PoolClient). Modules, one
   client process, ``playerbot/client.js``; which chat line is whose question; vanilla's chat rules);
 - transports.py: the registry of transports, and ``pick``, the one the settings ask for;
 - dispatch.py: which post is a question, the per-player rate, the bounded queue, refusals;
-- answering.py: the ``Answerer`` and ``QueuedAnswerer`` protocols and the worker thread that asks them;
+- answering.py: the ``Answerer`` and ``QueuedAnswerer`` protocols and the answering thread that asks them;
 - feedback.py: the question log, and "jarvis, wrong" / "jarvis thanks";
 - reply_layout.py: reply layout (the transport's line style; public or whisper);
 - outbox.py: lines to post, and lines posted but not confirmed yet;
 - reconnect.py: connecting with backoff, reconnecting; reload.py: SIGHUP; shutdown.py: the last flush;
 - events.py: log lines, ``BridgeStats``, players named by salted hashes;
 - chat.py: the chat contract (which messages are questions, how replies look);
-- wire.py: parsing chat events (the dialects), the one sanitizer for everything sent, log lines.
+- wire.py: parsing chat events (the dialects), the one sanitizer for everything sent (log lines: jarvis/logs.py).
 """
 from jarvis.bridge.answering import AnswerFunction, Answerer, QueuedAnswerer
 from jarvis.bridge.chat import PREFIX, Question, ReplyStyle, addressed_question, answer_lines, reply_lines

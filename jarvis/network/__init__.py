@@ -7,7 +7,7 @@
     worker = PoolWorker(RedisLink(config.redis), jarvis.ask, reader_name=jarvis.reader.name)
     worker.run()                                                  # `jarvis worker`
 
-Modules: link.py (the URL, its secret, the client, backoff), wire.py (what a question and a reply
+Modules: link.py (the URL, its secret, the client, backoff), messages.py (what a question and a reply
 look like on the streams), worker.py (the consumer group's side), client.py (the asking side: busy
 notices, late answers, each answer delivered once). docs/network.md has the topology and the sizing.
 Unless a command is told to use the pool, nothing here is imported: Redis is never needed to answer in one

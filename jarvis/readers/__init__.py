@@ -6,10 +6,12 @@
 
 Modules:
 - ``base``: ``Passage`` (what readers read), ``Span`` (what they return), the ``Reader`` protocol;
-- ``span``: the span reader (an extractive QA model, RoBERTa by default), and ``onnx_backend`` that runs
-  it with onnxruntime on a CPU; ``card`` and ``context``: how a reader trained by Jarvis reads; ``tokens``: the
+- ``span``: the span reader (an extractive QA model, RoBERTa by default): reading; ``acquisition``: getting its
+  model (a local folder or the hub, the ONNX export, int8, CUDA); ``onnx_backend`` and ``torch_backend``: the
+  engines that run it; ``card`` and ``context``: how a reader trained by Jarvis reads; ``tokens``: the
   tokenizer as the span reader and the passage selector count with it;
-- ``questions``: the question classifier (what a question asks for, one vocabulary of answer kinds);
+- ``question_kinds``: the question classifier (what a question asks for, one vocabulary of answer kinds);
+- ``placement``: a candidate read in prose under the section that holds what is asked, before a table row;
 - ``ranking``: the passage ranker (which paragraphs of the top pages are about the question);
 - ``passages``: which passages the span reader reads within its token budget (the ranker's best that fit);
 - ``fallback``: the offline sentence reader, for when no QA weights can be loaded.

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import logging
 import random
-import shutil
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -247,12 +246,3 @@ def _base_label(base: str) -> str:
         return "sentence-transformers/all-MiniLM-L6-v2" if "minilm" in str(path).lower() and "gt_all" in str(path) \
             else path.name
     return base
-
-
-def copy_for_shipping(model_dir: Path, target: Path) -> None:
-    """The files a shipped reader needs (the ONNX export, config, tokenizer, card), without the torch weights."""
-    target.mkdir(parents=True, exist_ok=True)
-    for path in Path(model_dir).iterdir():
-        if path.suffix in (".safetensors", ".bin") or path.is_dir():
-            continue
-        shutil.copy2(path, target / path.name)
