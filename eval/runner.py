@@ -4,7 +4,7 @@
 - QA: the reader is given the expected page; SQuAD-style F1 and exact match.
 - Full system: retrieval + reader, F1 without the page given.
 
-Each reader that can run here is evaluated (span reader per ``--model``, batched and sequential; the
+Each reader that can run here is evaluated (span reader per model of ``EvalOptions.models``, batched and sequential; the
 offline fallback readers); one that cannot load (a model not on disk) is reported as not run.
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@
     answer.text, answer.title, answer.confidence   # "0-2 Leather and 1-3 Raw beef", "Cow", 0.84
 
 An ``Answer`` says what was found and how sure Jarvis is of it, nothing about how it is shown: the words and
-lines a player reads are made from it by jarvis/replies.py (the terminal's reply and ``jarvis ask --json``)
+lines a player reads are made from it by jarvis/replies.py (the terminal's reply and `jarvis ask`'s JSON)
 and jarvis/bridge/chat.py (chat lines at a transport's width).
 """
 from __future__ import annotations

