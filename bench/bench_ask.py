@@ -22,7 +22,7 @@ from pathlib import Path
 from tabulate import tabulate  # noqa: E402
 
 from jarvis.percentiles import percentile  # noqa: E402
-from jarvis.eval.questions import load_questions  # noqa: E402
+from jarvis.eval.questions import DEFAULT_QUESTIONS, REALBED_QUESTIONS, load_questions  # noqa: E402
 from jarvis.index import build_index  # noqa: E402
 from jarvis.assembly import assemble
 from jarvis.config import Config  # noqa: E402
@@ -51,7 +51,7 @@ def main() -> int:
         else:
             corpus, bed = config.bundled_corpus, "sample wiki (no ../shared)"
     if questions is None:
-        questions = config.realbed_questions if bed == "real-wiki test bed" else config.questions
+        questions = REALBED_QUESTIONS if bed == "real-wiki test bed" else DEFAULT_QUESTIONS
     asked = [q.text for q in load_questions(questions)]
 
     with tempfile.TemporaryDirectory() as tmp:

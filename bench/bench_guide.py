@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 from tabulate import tabulate  # noqa: E402
 
 from jarvis.crawler.guide import GUIDE_SITE  # noqa: E402
-from jarvis.eval.questions import load_questions  # noqa: E402
+from jarvis.eval.questions import DEFAULT_QUESTIONS, load_questions  # noqa: E402
 from jarvis.index import CorpusSource, GuideSource, Searcher, build_index  # noqa: E402
 from jarvis.index.settings import SERVER_GUIDE_PRIOR  # noqa: E402
 from jarvis.config import Config  # noqa: E402
@@ -156,7 +156,7 @@ def full_check(config: Config, both: Path, wiki_only: Path, guide_qs: list, wiki
     results = {}
     with tempfile.TemporaryDirectory() as out:
         for name, index in (("sample wiki alone", wiki_only), ("sample wiki + guide", both)):
-            options = EvalOptions(questions=config.questions, corpus=config.bundled_corpus, out_dir=Path(out) / name,
+            options = EvalOptions(questions=DEFAULT_QUESTIONS, corpus=config.bundled_corpus, out_dir=Path(out) / name,
                                   index_dir=index, models=[""], quick=True, progress=False)
             report = run_eval(options, fallback)
             results[name] = report.to_json()

@@ -260,7 +260,7 @@ def summarize(result: dict) -> dict:
 
 
 def main() -> None:
-    from jarvis.config import DEFAULT_QUESTIONS
+    from jarvis.eval.questions import DEFAULT_QUESTIONS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default="auto",

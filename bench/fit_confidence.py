@@ -42,7 +42,7 @@ from jarvis.crawler.corpus import read_corpus  # noqa: E402
 from jarvis.eval.calibration import (SetFigures, as_answered, choose_threshold, cross_validated, figures, fit,  # noqa: E402
                               observe, risk_coverage)
 from jarvis.eval.players_view import write_trust_chart  # noqa: E402
-from jarvis.eval.questions import load_questions  # noqa: E402
+from jarvis.eval.questions import DEFAULT_QUESTIONS, load_questions  # noqa: E402
 from jarvis.eval.runner import PageResolver  # noqa: E402
 from jarvis.index import Searcher, build_index  # noqa: E402
 from jarvis.config import Config  # noqa: E402
@@ -57,7 +57,7 @@ READERS = ("jarvis", "fallback:minilm", "fallback:lexical")   # jarvis: Jarvis's
 
 def beds(config: Config) -> list[tuple[str, Path, list[Path], list[Path], list[Path]]]:
     """(wiki, corpus, fit sets, held-back sets, sets the reader's rules were developed on)."""
-    found = [("sample wiki", config.bundled_corpus, [DEV / "sample_dev2.txt"], [config.questions],
+    found = [("sample wiki", config.bundled_corpus, [DEV / "sample_dev2.txt"], [DEFAULT_QUESTIONS],
               [DEV / "sample_dev.txt"])]
     if config.realbed_pages.is_file():
         from jarvis.eval.realbed import realbed_corpus

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 from tabulate import tabulate  # noqa: E402
 
 from jarvis.eval.metrics import best_f1  # noqa: E402
-from jarvis.eval.questions import load_questions  # noqa: E402
+from jarvis.eval.questions import DEFAULT_QUESTIONS, load_questions  # noqa: E402
 from jarvis.index import build_index  # noqa: E402
 from jarvis.assembly import assemble
 from jarvis.config import Config, FallbackSettings  # noqa: E402
@@ -52,7 +52,7 @@ class QuestionSet:
 
 
 def load_sets(config: Config, workdir: Path) -> list[QuestionSet]:
-    beds = [("sample wiki", config.bundled_corpus, [DEV / "sample_dev.txt"], [config.questions, DEV / "sample_dev2.txt"])]
+    beds = [("sample wiki", config.bundled_corpus, [DEV / "sample_dev.txt"], [DEFAULT_QUESTIONS, DEV / "sample_dev2.txt"])]
     if config.realbed_pages.is_file():
         from jarvis.eval.realbed import realbed_corpus
 

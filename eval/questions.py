@@ -4,6 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+# The question sets the evaluations use by default (`jarvis eval`, `jarvis eval --realbed`).
+DEFAULT_QUESTIONS = Path(__file__).resolve().parent / "questions.txt"               # shipped with jarvis.eval
+REALBED_QUESTIONS = Path(__file__).resolve().parent / "dev" / "realbed_dev.txt"     # in a checkout only (the lab's)
+
 
 class QuestionFileError(Exception):
     """A question file that is missing or has a bad line (the message names the line)."""

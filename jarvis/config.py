@@ -8,7 +8,6 @@ down; no stage reads the environment.
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,12 +16,8 @@ from jarvis.crawler.settings import CrawlSettings
 from jarvis.index.settings import RetrievalSettings
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-# jarvis.eval's folder (the repository's eval/, mapped by pyproject.toml), found without importing it.
-EVAL_DIR = Path(importlib.util.find_spec("jarvis.eval").origin).resolve().parent
 # The bundled default: the sample wiki (wikis/samplewiki) crawled into a corpus, shipped as data.
 BUNDLED_CORPUS = PACKAGE_DIR / "data" / "sample_corpus.jsonl"
-DEFAULT_QUESTIONS = EVAL_DIR / "questions.txt"             # shipped with jarvis.eval
-REALBED_QUESTIONS = EVAL_DIR / "dev" / "realbed_dev.txt"   # in a checkout only (the lab's)
 
 DEFAULT_MODEL = "deepset/roberta-base-squad2"
 # Jarvis's own reader, trained on Minecraft questions (jarvis/training) and shipped in the package: what
@@ -331,9 +326,7 @@ class Config:
     redis: RedisSettings = field(default_factory=RedisSettings)
     panel: PanelSettings = field(default_factory=PanelSettings)
     bundled_corpus: Path = BUNDLED_CORPUS
-    questions: Path = DEFAULT_QUESTIONS
     realbed_pages: Path = REALBED_PAGES          # the real-wiki test bed (../shared/realwiki)
-    realbed_questions: Path = REALBED_QUESTIONS
 
     @property
     def default_index_dir(self) -> Path:

@@ -92,7 +92,7 @@ def test_missing_question_file(tmp_path):
 
 
 def test_bundled_question_set_has_51_questions():
-    from jarvis.config import DEFAULT_QUESTIONS
+    from jarvis.eval.questions import DEFAULT_QUESTIONS
 
     questions = load_questions(DEFAULT_QUESTIONS)
     assert len(questions) == 51

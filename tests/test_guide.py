@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from jarvis.crawler.guide import GUIDE_SITE, GuideError, read_guide
-from jarvis.eval.questions import load_questions
+from jarvis.eval.questions import DEFAULT_QUESTIONS, load_questions
 from jarvis.index import CorpusSource, GuideSource, Searcher, build_index
 from jarvis.config import Config, ReaderSettings
 from jarvis.replies import answer_json, page_source
@@ -133,7 +133,7 @@ def test_the_sample_wiki_eval_is_unchanged_with_the_guide_beside_it(guide_index,
 
     results = {}
     for name, index_dir in (("wiki", bundled_index), ("wiki+guide", guide_index)):
-        options = EvalOptions(questions=offline_config.questions, corpus=bundled_corpus, out_dir=tmp_path / name,
+        options = EvalOptions(questions=DEFAULT_QUESTIONS, corpus=bundled_corpus, out_dir=tmp_path / name,
                               index_dir=index_dir, models=[""], quick=True, progress=False)
         results[name] = run_eval(options, offline_config).to_json()
     alone, beside = results["wiki"], results["wiki+guide"]

@@ -25,15 +25,16 @@ def register(commands: Commands) -> None:
 
 def cmd_eval(args: argparse.Namespace, config: Config) -> int:
     from jarvis.eval import EvalOptions, run_eval
+    from jarvis.eval.questions import DEFAULT_QUESTIONS, REALBED_QUESTIONS
 
     if args.realbed and args.corpus:
         raise JarvisError("--realbed and --corpus both name the corpus: give one")
-    corpus, questions = (Path(args.corpus) if args.corpus else config.bundled_corpus), config.questions
+    corpus, questions = (Path(args.corpus) if args.corpus else config.bundled_corpus), DEFAULT_QUESTIONS
     if args.realbed:
         from jarvis.eval.realbed import realbed_corpus
 
         corpus = realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=not args.quiet)
-        questions = config.realbed_questions
+        questions = REALBED_QUESTIONS
     options = EvalOptions(
         questions=Path(args.questions) if args.questions else questions,
         index_dir=Path(args.index) if args.index else None,
