@@ -3,9 +3,10 @@
     answer = jarvis.ask("what do cows drop?")       # jarvis/pipeline.py
     answer.text, answer.title, answer.confidence   # "0-2 Leather and 1-3 Raw beef", "Cow", 0.84
 
-An ``Answer`` says what was found and how sure Jarvis is of it, nothing about how it is shown: the words and
-lines a player reads are made from it by jarvis/replies.py (the terminal's reply and `jarvis ask`'s JSON)
-and jarvis/bridge/chat.py (chat lines at a transport's width).
+An ``Answer`` says what was found (the text, the page, the paragraph and the characters it was read at) and
+how sure Jarvis is of it (the confidence, whether it is stated, under which rule), nothing about how it is
+shown: the words and lines a player reads are made from it by jarvis/replies.py (the terminal's reply and
+`jarvis ask`'s JSON) and jarvis/bridge/chat.py (chat lines at a transport's width).
 """
 from __future__ import annotations
 
@@ -32,6 +33,11 @@ class Answer:
     # confidence was held against; "" and None when there was no answer to judge.
     rule: str = ""
     threshold: float | None = None
+    # Where the answer was read: the paragraph (readers.base.Passage) and ``text``'s characters in it,
+    # ``passage.text[start:end] == text``; None when no span was found (and not carried through the pool).
+    passage: object = field(default=None, compare=False, repr=False)
+    start: int = field(default=0, compare=False, repr=False)
+    end: int = field(default=0, compare=False, repr=False)
     # What the confidence was computed from (jarvis/confidence): for `jarvis calibrate` and for debugging.
     signals: dict = field(default_factory=dict, compare=False, repr=False)
     # The reader's next best candidates (readers.base.Span), best first: what else the pages might say.

@@ -245,8 +245,8 @@ class Jarvis:
                       time.perf_counter() - began, url=shown.passage.url, pages=titles,
                       sentence=sentence_around(shown), confidence=decision.confidence,
                       abstained=not decision.stated, site=shown.passage.site, several_sites=several,
-                      rule=decision.rule, threshold=decision.threshold, signals=judged.signals,
-                      others=judged.others)
+                      rule=decision.rule, threshold=decision.threshold, passage=span.passage, start=span.start,
+                      end=span.end, signals=judged.signals, others=judged.others)
 
     def unsure_pointer(self, question: str, judged: Judged, pages: Sequence[Page]) -> Span:
         """What a "not sure" reply points to and quotes (``ReaderSettings.unsure_page``): "answer", the unsure

@@ -324,3 +324,18 @@ def test_fallback_answer_is_a_substring_of_a_page_read(fallback_jarvis):
 
 def test_fallback_does_not_know_when_nothing_matches(fallback_jarvis):
     assert not fallback_jarvis.ask("xylophone quasar nebula").found
+
+
+def test_an_answer_is_plain_data_with_where_it_was_read(tiny_qa_model, small_index):
+    """The answer holds the text, the page, the paragraph and the offsets it was read at, the confidence and
+    whether it is stated (and under which rule): no presentation (the replies are made by jarvis/replies.py)."""
+    from dataclasses import fields
+
+    from jarvis.answer import Answer
+
+    with assemble(config_for(tiny_qa_model, no_answer_margin=-1e9), small_index) as jarvis:
+        answer = jarvis.ask("where do zombies spawn?")
+    assert answer.found and answer.passage.text[answer.start:answer.end] == answer.text
+    assert answer.rule == "wiki" and answer.threshold is not None and answer.stated == (not answer.abstained)
+    assert not {"reply", "describe", "to_json", "source"} & set(dir(Answer))
+    assert {f.name for f in fields(Answer)} >= {"text", "title", "passage", "start", "end", "confidence", "abstained"}
