@@ -30,7 +30,7 @@ from jarvis.bridge.connection import BridgeConnection, ChatClient, check_token, 
 from jarvis.bridge.events import BridgeStats
 from jarvis.bridge.reply_layout import ReplyLayout
 from jarvis.bridge.player import PlayerBot, check_bot
-from jarvis.bridge.reconnect import connect_with_retries
+from jarvis.bridge.reconnect import Announcer, connect_with_retries
 from jarvis.bridge.reload import Fresh, Reloader, ReloadSkipped
 from jarvis.bridge.service import Bridge, serve
 from jarvis.bridge.transport import (AuthRefused, BotError, BridgeError, ConnectionLost, Connector, Endpoint, OutLine,
@@ -39,7 +39,7 @@ from jarvis.logs import format_event
 from jarvis.bridge.wire import DIALECTS, FORK, UPSTREAM, V2, ChatPost, chat_line, chat_safe, parse_chat_posts
 
 __all__ = [
-    "DIALECTS", "FORK", "UPSTREAM", "V2", "PREFIX", "AnswerFunction", "Answerer", "AuthRefused", "BotError", "Bridge",
+    "DIALECTS", "FORK", "UPSTREAM", "V2", "PREFIX", "Announcer", "AnswerFunction", "Answerer", "AuthRefused", "BotError", "Bridge",
     "BridgeConnection", "BridgeError", "BridgeStats", "ChatClient", "ChatPost", "ConnectionLost", "Connector",
     "Endpoint", "Fresh", "OutLine", "PlayerBot", "PollFailed", "QueuedAnswerer", "Question", "ReloadSkipped",
     "Reloader", "ReplyLayout", "ReplyStyle", "ServerUnreachable", "SettingError", "Transport", "addressed_question",

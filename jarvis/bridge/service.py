@@ -14,7 +14,7 @@ Two threads, so that a slow answer never stalls the chat:
 - answering.py: the :class:`~jarvis.bridge.answering.Answerer` protocol and the worker thread
   (or a worker pool, :class:`~jarvis.bridge.answering.QueuedAnswerer`: the thread hands it each question);
 - feedback.py: the question log, and "jarvis, wrong" / "jarvis thanks";
-- layout.py: what replies look like on the transport and where they go (public or whisper);
+- reply_layout.py: what replies look like on the transport and where they go (public or whisper);
 - outbox.py: lines waiting to be posted, and lines posted but not confirmed (at least once);
 - reconnect.py: connecting with backoff, losing the connection, reconnecting;
 - reload.py: SIGHUP, the settings file applied where that needs no reconnection;
@@ -43,7 +43,7 @@ from jarvis.bridge.feedback import Feedback
 from jarvis.bridge.reply_layout import ReplyLayout
 from jarvis.bridge.outbox import Outbox
 from jarvis.bridge.player import PlayerBot, bot_endpoint, check_bot
-from jarvis.bridge.reconnect import Link, back_notice
+from jarvis.bridge.reconnect import Announcer, Link, back_notice
 from jarvis.bridge.reload import Reloader, ReloadRequest, reload_settings
 from jarvis.bridge.shutdown import shut_down
 from jarvis.bridge.transport import ConnectionLost, Connector, PollFailed, SettingError, StopFlag, Transport
@@ -65,13 +65,15 @@ class Bridge:
     ``connect``: opens a transport (default: the plugin API, or the player bot when ``bot`` is
     given); ``salt`` names players in the log lines (jarvis/privacy.py) unless ``log_player_names``;
     ``profiles``: where the bot's Microsoft sign-in is cached; ``reload``: what SIGHUP reads;
-    ``question_log``: gets every question and answer, and chat feedback.
+    ``question_log``: gets every question and answer, and chat feedback; ``announcer``: told in plain words
+    when the connection is made, lost and made again.
     """
 
     def __init__(self, settings: BridgeSettings, answerer: Answerer | QueuedAnswerer, *,
                  connect: Connector | None = None, max_questions: int | None = None, bot: BotSettings | None = None,
                  salt: bytes = b"", log_player_names: bool = False, profiles: Path | None = None,
-                 reload: Reloader | None = None, question_log: QuestionLog | None = None) -> None:
+                 reload: Reloader | None = None, question_log: QuestionLog | None = None,
+                 announcer: Announcer | None = None) -> None:
         if settings.dialect not in (AUTO, *DIALECTS):
             raise SettingError("bridge", "dialect", f"unknown API dialect {settings.dialect!r} "
                                                     f"(choose from {AUTO}, {', '.join(DIALECTS)})")
@@ -97,7 +99,8 @@ class Bridge:
         self.worker = AnswerThread(answerer, self.dispatcher.questions, layout=self.layout, outbox=self.outbox,
                              feedback=self.feedback, names=names, stopping=self._stopping)
         endpoint = bot_endpoint(bot) if bot is not None else api_endpoint(settings)
-        self.link = Link(connect or self._open_transport, endpoint, stats=self.stats, stopping=self._stopping)
+        self.link = Link(connect or self._open_transport, endpoint, stats=self.stats, stopping=self._stopping,
+                         announcer=announcer)
 
     # ------------------------------------------------------------------ control
 
@@ -231,7 +234,8 @@ class Bridge:
 
 def serve(settings: BridgeSettings, answerer: Answerer | QueuedAnswerer, max_questions: int | None = None, *,
           bot: BotSettings | None = None, salt: bytes = b"", log_player_names: bool = False,
-          profiles: Path | None = None, reload: Reloader | None = None, question_log: QuestionLog | None = None) -> int:
+          profiles: Path | None = None, reload: Reloader | None = None, question_log: QuestionLog | None = None,
+          announcer: Announcer | None = None) -> int:
     """Run the chat bridge until SIGINT/SIGTERM (or ``max_questions`` answers): questions go to
     ``answerer`` (a jarvis.pipeline.Jarvis, or any :class:`~jarvis.bridge.answering.Answerer`), or to a
     worker pool (a :class:`~jarvis.bridge.answering.QueuedAnswerer`: jarvis.network.PoolClient).
@@ -240,7 +244,8 @@ def serve(settings: BridgeSettings, answerer: Answerer | QueuedAnswerer, max_que
     keywords are :class:`Bridge`'s.
     """
     bridge = Bridge(settings, answerer, max_questions=max_questions, bot=bot, salt=salt,
-                    log_player_names=log_player_names, profiles=profiles, reload=reload, question_log=question_log)
+                    log_player_names=log_player_names, profiles=profiles, reload=reload, question_log=question_log,
+                    announcer=announcer)
     with handle_signals(bridge, noted=bridge.on_signal):
         bridge.run()
     return 0

@@ -99,7 +99,8 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
 
 def _serve(args: argparse.Namespace, config: Config) -> int:
     from jarvis.assembly import assemble
-    from jarvis.bridge import Fresh, ReloadSkipped, check_bot, check_player_bot, check_server, check_token, serve
+    from jarvis.bridge import (Announcer, Fresh, ReloadSkipped, check_bot, check_player_bot, check_server,
+                               check_token, serve)
     from jarvis.privacy import load_salt
 
     flags = argparse.Namespace(**vars(args))   # as given: a reload reads the file again under the same flags
@@ -155,10 +156,18 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
     question_log = open_question_log(config)
     if pool is None:
         set_up_models(config)
-    with (pool if pool is not None else assemble(config, index_dir(args, config))) as answerer:
+        folder = index_dir(args, config)
+    with (pool if pool is not None else assemble(config, folder)) as answerer:
+        answering = answers.removeprefix("answers from ") if pool is not None else \
+            f"index {folder}, reader {answerer.reader.name}"
         return serve(config.bridge, answerer, max_questions=args.max_questions, bot=bot, salt=salt,
                      log_player_names=config.log.player_names, profiles=config.home / "microsoft",
-                     reload=reload, question_log=question_log)
+                     reload=reload, question_log=question_log, announcer=Announcer(_say_serve, answering))
+
+
+def _say_serve(line: str) -> None:
+    """What `jarvis serve` tells the admin without -v (the connection made, lost, made again): one line on stdout."""
+    print(f"jarvis serve: {line}", flush=True)
 
 
 def _bot_address(text: str) -> tuple[str, int | None]:
