@@ -20,12 +20,14 @@ way ``jarvis ask`` makes it:
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jarvis.config import Config, ReaderSettings, resolved_token_budget
-from jarvis.confidence import ConfidenceModel, load_confidence_model, load_guide_confidence_model
+from jarvis.confidence import (ConfidenceModel, calibration_path, load_confidence_model, load_guide_confidence_model,
+                               shipped_model_path)
 from jarvis.readers import load_reader
 from jarvis.readers.base import Reader
 from jarvis.readers.ranking import PassageRanker
@@ -33,6 +35,13 @@ from jarvis.readers.ranking import PassageRanker
 if TYPE_CHECKING:
     from jarvis.pipeline import Jarvis, Searcher
     from jarvis.readers.passages import PassageSelector
+
+log = logging.getLogger(__name__)
+
+
+def _fitted(reader: str, home: Path) -> bool:
+    """A confidence model was fitted for this reader (the user's, or one shipped)."""
+    return calibration_path(home, reader).is_file() or shipped_model_path(reader).is_file()
 
 
 def passage_selector(reader: Reader, settings: ReaderSettings,
@@ -73,6 +82,10 @@ def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "
         if confidence is None:
             confidence = load_confidence_model(reader.name, settings, config.home)
             guide_confidence = load_guide_confidence_model(reader.name, settings, config.home)
+            if settings.model and not settings.confidence_model and not _fitted(reader.name, config.home):
+                log.warning("the reader %s (asked for by name) has no confidence model fitted for it: its "
+                            "confidence is the generic one of span readers (threshold %.2f), not measured for it; "
+                            "jarvis calibrate fits its own", reader.name, confidence.threshold)
         ranker = PassageRanker(settings.passages)
         selector = passage_selector(reader, settings, ranker)
     except BaseException:

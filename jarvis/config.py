@@ -24,10 +24,12 @@ BUNDLED_CORPUS = PACKAGE_DIR / "data" / "sample_corpus.jsonl"
 DEFAULT_QUESTIONS = EVAL_DIR / "questions.txt"             # shipped with jarvis.eval
 REALBED_QUESTIONS = EVAL_DIR / "dev" / "realbed_dev.txt"   # in a checkout only (the lab's)
 
+# A hub model Jarvis knows by name: what `--model` is most often given (with internet and the [models] extra).
+# It answers only when asked for: a reader that is not Jarvis's own has no confidence fitted for it.
 DEFAULT_MODEL = "deepset/roberta-base-squad2"
-# Jarvis's own reader, trained on Minecraft questions (jarvis/training) and shipped in the package: what
-# answers when DEFAULT_MODEL cannot be had (offline, not cached). Its folder holds the int8 ONNX model, the
-# tokenizer, its card (jarvis-reader.json) and its model card (README.md).
+# Jarvis's own reader, trained on Minecraft questions (jarvis/training) and shipped in the package: the reader
+# that answers by default, with or without internet and with any extra. Its folder holds the int8 ONNX model,
+# the tokenizer, its card (jarvis-reader.json) and its model card (README.md).
 SHIPPED_READER = PACKAGE_DIR / "readers" / "data" / "jarvis-minilm-qa"
 READER_BACKENDS = ("onnx", "torch")  # what runs the span reader on a CPU (ReaderSettings.backend)
 SAMPLE_WIKI_HOST = "127.0.0.1"   # `jarvis sample-wiki` binds here by default
@@ -122,8 +124,9 @@ class PlacementSettings:
 
 @dataclass(frozen=True)
 class ReaderSettings:
-    model: str = DEFAULT_MODEL          # hub id or local directory
-    reader: str = ""                    # a name of jarvis.readers.READERS; "" = the span reader, else the fallback
+    model: str = ""                     # a hub id or local directory asked for by name; "": Jarvis's own reader
+    reader: str = ""                    # a name of jarvis.readers.READERS; "": the span reader of `model` if one is
+                                        # named, else the offline reader (`fallback`: Jarvis's own)
     max_seq_len: int = 384              # tokens per window (question + context)
     doc_stride: int = 128               # overlap between windows of a long paragraph
     max_answer_tokens: int = 30         # longest span considered
