@@ -14,6 +14,8 @@ way ``jarvis ask`` makes it:
   ``load_reader`` says; it is given the searcher's encoder and the index's glossary;
 - the confidence models: the reader's own (``$JARVIS_HOME/calibration/`` first, then the shipped one), and
   the one for answers from the server's guide pages when one was fitted;
+- the admin's taught answers (jarvis/taught.py), consulted before retrieval (not for a searcher handed in:
+  the eval and the confidence fits measure the reader);
 - the passage ranker (jarvis/readers/ranking.py), for the paragraph pre-ranking of ``max_paragraphs`` and for
   passage selection: when the reader declares it reads within a token budget (``Reader.needs``), a selector
   counting with the reader's tokenizer and window.
@@ -92,5 +94,10 @@ def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "
         if owned:
             searcher.close()
         raise
+    taught = None
+    if owned:   # what players get (ask, serve, worker); a caller measuring readers on a searcher it holds: no
+        from jarvis.taught import TaughtAnswers
+
+        taught = TaughtAnswers.of_index(config, index_dir)
     return Jarvis(searcher, reader, confidence, settings, guide_confidence, config.top_k, selector=selector,
-                  ranker=ranker, owns_searcher=owned)
+                  ranker=ranker, owns_searcher=owned, taught=taught)
