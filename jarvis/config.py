@@ -304,7 +304,9 @@ class PanelSettings:
     secure_cookie: bool = False         # the session cookie's Secure flag: true behind a TLS reverse proxy
     session_hours: float = 12.0         # a browser login lasts this long
     login_attempts: int = 5             # failed logins (or wrong bearer tokens) a client may make ...
-    login_window: float = 300.0         # ... in this many seconds; then 429 until the window has passed
+    login_window: float = 300.0         # ... in this many seconds; then each further attempt waits before its check:
+    login_delay: float = 1.0            # ... this long, doubling with each further failure ...
+    login_max_delay: float = 30.0       # ... up to this (one guess per 30 s; the right token gets in after the wait)
     # How many proxies in front of the panel set X-Forwarded-For/-Proto (werkzeug's ProxyFix): 0 = none (the
     # client's address is the socket's; behind nginx or Caddy, 1, so that the login limit counts clients, not the proxy).
     trusted_proxies: int = 0
@@ -314,7 +316,9 @@ class PanelSettings:
     likely_wrong_below: float = 0.75
     since: str = "30d"                  # the window of the Today page (as `jarvis report --since`)
     threads: int = 4                    # waitress's worker threads
-    build_timeout: float = 300.0        # POST /api/answers waits this long for the new index generation
+    # No longer used: taught answers need no index build (jarvis/taught.py). Still read, so that older settings
+    # files load.
+    build_timeout: float = 300.0
 
 
 @dataclass(frozen=True)
