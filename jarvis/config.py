@@ -314,7 +314,7 @@ class PanelSettings:
     # wiki's dev2 questions with Jarvis's own reader (bench/likely_wrong.py): 62 % of the flagged stated answers are
     # wrong against 16 % of all stated answers, and 62 % of the wrong ones are flagged (docs/panel.md).
     likely_wrong_below: float = 0.75
-    since: str = "30d"                  # the window of the Today page (as `jarvis report --since`)
+    since: str = "30d"                  # the window of the Overview page (as `jarvis report --since`)
     threads: int = 4                    # waitress's worker threads
     # No longer used: taught answers need no index build (jarvis/taught.py). Still read, so that older settings
     # files load.

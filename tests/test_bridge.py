@@ -434,7 +434,8 @@ def test_a_raw_line_break_from_the_server_does_not_desynchronize(double, start_b
 def test_messages_not_for_jarvis_are_ignored(double, start_bridge):
     answerer = RecordingAnswerer()
     start_bridge(answerer)
-    for message in ["hello everyone", "what do cows drop?", "jarvisss what", "hey jarvis, hi", "|||", ""]:
+    for message in ["hello everyone", "what do cows drop?", "jarvisss what", "i think jarvis is cool", "ask jarvis",
+                    "|||", ""]:
         double.say(1, message)
     double.say(2, "jarvis, the only question")
     assert double.wait_for(lambda: replies_to(double.posts, "Alex"))

@@ -15,7 +15,7 @@ from markupsafe import Markup
 HERE = Path(__file__).resolve().parent
 STYLESHEET = (HERE / "static" / "panel.css").read_text(encoding="utf-8")
 DESK = "jarvis_desk"            # app.extensions key of the Desk
-# How the desk says a time window ("since"): the Today page's heading and the choices of its menu.
+# How the desk says a time window ("since"): the Overview page's heading and the choices of its menu.
 WINDOWS = {"24h": "the last 24 hours", "7d": "the last 7 days", "30d": "the last 30 days", "all": "all time"}
 _UNITS = {"m": "minute", "h": "hour", "d": "day", "w": "week"}
 
