@@ -63,13 +63,25 @@ def panel(tmp_path, bundled_index):
         yield server
 
 
+def follow(driver, element) -> None:
+    """Click a link or a form's button and wait for the page it leads to (a click returns before a busy
+    machine has loaded it; a held-back login attempt takes its wait, too)."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.execute_script("document.documentElement.dataset.left = 'yes'")     # gone once the next page is in
+    element.click()
+    WebDriverWait(driver, 120, ignored_exceptions=(WebDriverException,)).until(lambda d: d.execute_script(
+        "return document.readyState === 'complete' && !document.documentElement.dataset.left"))
+
+
 def log_in(driver, url: str, token: str = TOKEN) -> None:
     from selenium.webdriver.common.by import By
 
     driver.get(url)
     assert driver.find_elements(By.ID, "token"), "no login form"
     driver.find_element(By.ID, "token").send_keys(token)
-    driver.find_element(By.ID, "login").click()
+    follow(driver, driver.find_element(By.ID, "login"))
 
 
 def texts(driver, selector: str) -> list[str]:
@@ -106,12 +118,12 @@ def test_log_in_see_the_questions_teach_and_jarvis_ask_answers_it(browser, panel
     # teach the question Jarvis could not answer
     row = next(r for r in browser.find_elements(By.CSS_SELECTOR, ".question-row")
                if r.find_element(By.CSS_SELECTOR, ".question-text").text.startswith("how do i claim land"))
-    row.find_element(By.LINK_TEXT, "Teach").click()
+    follow(browser, row.find_element(By.LINK_TEXT, "Teach"))
     assert browser.find_element(By.ID, "question").get_attribute("value").startswith("how do i claim land")
     browser.find_element(By.ID, "answer").send_keys("Claim land with a golden shovel: right-click two opposite "
                                                     "corners of your base.")
     saved_at = time.monotonic()
-    browser.find_element(By.ID, "teach-save").click()
+    follow(browser, browser.find_element(By.ID, "teach-save"))
     assert browser.find_elements(By.ID, "saved")                                  # at once: no index build
     taught = browser.find_elements(By.CSS_SELECTOR, ".taught-row")
     assert len(taught) == 1 and "golden shovel" in taught[0].text
@@ -161,16 +173,16 @@ def test_remove_asks_first_and_is_undone(browser, panel):
 
     taught = panel.desk.teacher.teach("where is the shop?", "The shop is at spawn, behind the fountain.")
     log_in(browser, panel.url + "/teach")
-    browser.find_element(By.CSS_SELECTOR, "a.remove").click()
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "a.remove"))
     assert browser.find_element(By.TAG_NAME, "h1").text == "Remove this taught answer?"
     assert panel.desk.teacher.shelf.all()                         # a click on Remove removed nothing yet
-    browser.find_element(By.ID, "keep").click()
+    follow(browser, browser.find_element(By.ID, "keep"))
     assert len(browser.find_elements(By.CSS_SELECTOR, ".taught-row")) == 1
-    browser.find_element(By.CSS_SELECTOR, "a.remove").click()
-    browser.find_element(By.ID, "confirm-remove").click()
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "a.remove"))
+    follow(browser, browser.find_element(By.ID, "confirm-remove"))
     assert "Removed: The shop is at spawn" in browser.find_element(By.ID, "removed").text
     assert browser.find_elements(By.CSS_SELECTOR, ".taught-row") == [] and panel.desk.teacher.shelf.all() == []
-    browser.find_element(By.ID, "undo").click()
+    follow(browser, browser.find_element(By.ID, "undo"))
     assert [r.text.splitlines()[0] for r in browser.find_elements(By.CSS_SELECTOR, ".taught-row")] == [taught.question]
     assert panel.desk.teacher.shelf.get(taught.id).answer == taught.answer
 
@@ -183,7 +195,7 @@ def test_headings_say_what_they_show_and_terminal_asks_are_apart(browser, panel)
     players = int(browser.find_element(By.ID, "count-questions").text)
     assert players == len(LOGGED) + 1                               # the long one; not the terminal's
     assert "2 question(s) you asked in the terminal" in browser.find_element(By.ID, "terminal-note").text
-    browser.find_element(By.LINK_TEXT, "the last 7 days").click()
+    follow(browser, browser.find_element(By.LINK_TEXT, "the last 7 days"))
     assert browser.find_element(By.ID, "heading").text == "Players' questions, the last 7 days"
     browser.get(panel.url + "/questions?view=needs")
     assert browser.find_element(By.ID, "heading").text.startswith("Needs you, all time")
