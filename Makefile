@@ -18,12 +18,16 @@ BOT_STAMP   := jarvis/bridge/playerbot/node_modules/.jarvis-installed
 
 setup: $(STAMP) $(NODE_STAMP) $(BOT_STAMP) redis-server chromium
 
+# The editable installs: setuptools prints an "Editable installation" notice (information only: be careful with
+# folders named like the package) for every package mapped from another folder, as ours are; it asks nothing of us.
+EDITABLE    := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet -e
+
 $(STAMP): pyproject.toml setup.py lab/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet "$(TORCH_SPEC)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(BIN)/pip install --quiet -e '.[dev]'
-	$(BIN)/pip install --quiet -e lab        # the lab (jarvis_lab: the test wikis, bench/), development only
+	$(EDITABLE) '.[dev]'
+	$(EDITABLE) lab        # the lab (jarvis_lab: the test wikis, bench/), development only
 	touch $@
 
 # The in-game demo's Minecraft server (flying-squid) and bot player (mineflayer), pinned by package-lock.json.

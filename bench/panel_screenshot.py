@@ -1,12 +1,12 @@
-"""Screenshots of the desk for docs/: questions asked with `jarvis ask` into a temporary JARVIS_HOME, the
-panel on them, chromium headless (Debian's chromium and chromium-driver, through selenium).
+"""Screenshots of the desk for docs/: questions answered by Jarvis on the bundled index and logged as `serve`
+logs a player's (in a temporary JARVIS_HOME: the desk shows players' questions, not terminal asks), the panel
+on them, chromium headless (Debian's chromium and chromium-driver, through selenium).
 
     python bench/panel_screenshot.py docs/          # writes docs/panel-today.png, docs/panel-questions.png
 """
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import tempfile
 from dataclasses import replace
@@ -21,25 +21,40 @@ QUESTIONS = ["what do cows drop?", "how do you craft tnt?", "where do witches sp
              "how do i claim land?", "how do i claim land", "where is the shop?", "can i tame a fox?",
              "<script>alert('hi')</script> what do pigs drop?", "how do I set my home?", "what food heals the most?"]
 TOKEN = "screenshot-token-0123456789"
+PLAYERS = ["Steve", "Alex", "Notch", "Herobrine"]
+
+
+def ask_as_players(jarvis, question_log, questions) -> None:
+    for number, question in enumerate(questions):
+        answer = jarvis.ask(question)
+        question_log.record(question, answer, player=PLAYERS[number % len(PLAYERS)], latency=answer.seconds,
+                            origin="serve")
+        print("asked:", question, "->", answer.reply[:60], flush=True)
 
 
 def main() -> int:
+    from jarvis.assembly import assemble
+    from jarvis.cli.common import set_up_models
+    from jarvis.index import ensure_index
+    from jarvis.questionlog import open_question_log
+
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "docs")
     home = Path(tempfile.mkdtemp(prefix="jarvis-desk-"))
-    env = {**os.environ, "JARVIS_HOME": str(home)}
-    for question in QUESTIONS:
-        subprocess.run([sys.executable, "-m", "jarvis", "ask", question, "-q"], env=env, check=True,
-                       stdout=subprocess.DEVNULL)
-        print("asked:", question, flush=True)
-    config = replace(Config.from_env(env), panel=replace(PanelSettings(), token=TOKEN, port=0))
-    server = PanelServer(PanelPlan(config, config.default_index_dir))
+    config = replace(Config.from_env({**os.environ, "JARVIS_HOME": str(home)}),
+                     panel=replace(PanelSettings(), token=TOKEN, port=0))
+    config = replace(config, log=replace(config.log, player_names=True))
+    set_up_models(config)
+    index_dir = ensure_index(config.bundled_corpus, config.default_index_dir, progress=False)
+    question_log = open_question_log(config)
+    server = PanelServer(PanelPlan(config, index_dir))
     server.run_in_thread()
-    # the loop once: an answer taught through the API, then the question asked again
-    taught, _ = server.desk.teacher.teach("where is the shop?", "The shop is at spawn, down the stairs behind the "
-                                          "fountain; it opens at dusk.", title="Shop", who="admin", wait=True)
-    print("taught:", taught.title, server.desk.teacher.rebuilder.status, flush=True)
-    subprocess.run([sys.executable, "-m", "jarvis", "ask", "where is the shop?", "-q"], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    with assemble(config, index_dir) as jarvis:
+        ask_as_players(jarvis, question_log, QUESTIONS)
+        # the loop once: an answer taught through the desk, then the question asked again
+        taught = server.desk.teacher.teach("where is the shop?", "The shop is at spawn, down the stairs behind the "
+                                           "fountain; it opens at dusk.", title="Shop", who="admin")
+        print("taught:", taught.title, flush=True)
+        ask_as_players(jarvis, question_log, ["where's the shop"])
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By

@@ -14,6 +14,10 @@ the shop is); the admin writes those facts as Markdown, and each file becomes on
   (``home.md`` -> ``BASE/home``, ``rules/pvp.md`` -> ``BASE/rules/pvp``), else none (``""``: a reply
   then names the page and the guide, never a file name); the kind is ``server``, the site ``server guide``.
 
+The guide's ``taught/`` folder is the desk's (jarvis panel): answers the admin taught, which Jarvis says for
+their questions before any page is read. They are no pages of the guide: an index never holds them, so that
+teaching one answer changes no other question's search.
+
 Markdown is read with markdown-it-py (CommonMark, plus tables). A file that is not UTF-8 text, or
 whose front matter is not a YAML mapping, is a ``GuideError`` naming it: nothing half-read is indexed.
 """
@@ -37,6 +41,7 @@ log = logging.getLogger(__name__)
 GUIDE_SITE = "server guide"          # the site of every guide page (answers name it)
 GUIDE_PAGE_KIND = "server"
 MARKDOWN_SUFFIXES = (".md", ".markdown")
+TAUGHT_FOLDER = "taught"             # the desk's taught answers, under the guide folder: not pages (above)
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
@@ -45,13 +50,18 @@ class GuideError(CorpusError):
 
 
 def guide_files(directory: str | os.PathLike) -> list[Path]:
-    """The Markdown files under directory, in a stable order; GuideError when it is not a directory."""
+    """The Markdown files under directory (not in hidden folders, not the taught answers), in a stable order;
+    GuideError when it is not a directory."""
     directory = Path(directory)
     if not directory.is_dir():
         raise GuideError(f"guide directory not found: {directory}")
     return sorted((p for p in directory.rglob("*") if p.suffix.lower() in MARKDOWN_SUFFIXES and p.is_file()
-                   and not any(part.startswith(".") for part in p.relative_to(directory).parts)),
+                   and not _hidden_or_taught(p.relative_to(directory).parts)),
                   key=lambda p: p.relative_to(directory).as_posix())
+
+
+def _hidden_or_taught(parts: tuple[str, ...]) -> bool:
+    return any(part.startswith(".") for part in parts) or (len(parts) > 1 and parts[0] == TAUGHT_FOLDER)
 
 
 def read_guide(directory: str | os.PathLike, docs_url: str = "") -> list[Page]:

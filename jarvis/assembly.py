@@ -15,6 +15,8 @@ in is made here the way ``jarvis ask`` makes it:
 - the answer policy (jarvis/confidence/policy.py): the reader's confidence models (``$JARVIS_HOME/calibration/``
   first, then the shipped one; the one for answers from the server's guide pages when one was fitted) with the
   thresholds of the settings;
+- the admin's taught answers (jarvis/taught.py), consulted before retrieval (not for a searcher handed in:
+  the eval and the confidence fits measure the reader);
 - the passage ranker (jarvis/readers/ranking.py), for the paragraph pre-ranking of ``max_paragraphs`` and for
   passage selection: when the reader declares it reads within a token budget (``Reader.needs``), a selector
   counting with the reader's tokenizer and window.
@@ -79,5 +81,10 @@ def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "
         if owned:
             searcher.close()
         raise
+    taught = None
+    if owned:   # what players get (ask, serve, worker); a caller measuring readers on a searcher it holds: no
+        from jarvis.taught import TaughtAnswers
+
+        taught = TaughtAnswers.of_index(config, index_dir)
     return Jarvis(searcher, reader, policy, settings, config.top_k, selector=selector, ranker=ranker,
-                  owns_searcher=owned)
+                  owns_searcher=owned, taught=taught)

@@ -19,10 +19,12 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 # The bundled default: the sample wiki (wikis/samplewiki) crawled into a corpus, shipped as data.
 BUNDLED_CORPUS = PACKAGE_DIR / "data" / "sample_corpus.jsonl"
 
+# A hub model Jarvis knows by name: what `--model` is most often given (with internet and the [models] extra).
+# It answers only when asked for: a reader that is not Jarvis's own has no confidence fitted for it.
 DEFAULT_MODEL = "deepset/roberta-base-squad2"
-# Jarvis's own reader, trained on Minecraft questions (jarvis/training) and shipped in the package: what
-# answers when DEFAULT_MODEL cannot be had (offline, not cached). Its folder holds the int8 ONNX model, the
-# tokenizer, its card (jarvis-reader.json) and its model card (README.md).
+# Jarvis's own reader, trained on Minecraft questions (jarvis/training) and shipped in the package: the reader
+# that answers by default, with or without internet and with any extra. Its folder holds the int8 ONNX model,
+# the tokenizer, its card (jarvis-reader.json) and its model card (README.md).
 SHIPPED_READER = PACKAGE_DIR / "readers" / "data" / "jarvis-minilm-qa"
 READER_BACKENDS = ("onnx", "torch")  # what runs the span reader on a CPU (ReaderSettings.backend)
 SAMPLE_WIKI_HOST = "127.0.0.1"   # `jarvis sample-wiki` binds here by default
@@ -117,8 +119,9 @@ class PlacementSettings:
 
 @dataclass(frozen=True)
 class ReaderSettings:
-    model: str = DEFAULT_MODEL          # hub id or local directory
-    reader: str = ""                    # a name of jarvis.readers.READERS; "" = the span reader, else the fallback
+    model: str = ""                     # a hub id or local directory asked for by name; "": Jarvis's own reader
+    reader: str = ""                    # a name of jarvis.readers.READERS; "": the span reader of `model` if one is
+                                        # named, else the offline reader (`fallback`: Jarvis's own)
     max_seq_len: int = 384              # tokens per window (question + context)
     doc_stride: int = 128               # overlap between windows of a long paragraph
     max_answer_tokens: int = 30         # longest span considered
@@ -299,7 +302,9 @@ class PanelSettings:
     secure_cookie: bool = False         # the session cookie's Secure flag: true behind a TLS reverse proxy
     session_hours: float = 12.0         # a browser login lasts this long
     login_attempts: int = 5             # failed logins (or wrong bearer tokens) a client may make ...
-    login_window: float = 300.0         # ... in this many seconds; then 429 until the window has passed
+    login_window: float = 300.0         # ... in this many seconds; then each further attempt waits before its check:
+    login_delay: float = 1.0            # ... this long, doubling with each further failure ...
+    login_max_delay: float = 30.0       # ... up to this (one guess per 30 s; the right token gets in after the wait)
     # How many proxies in front of the panel set X-Forwarded-For/-Proto (werkzeug's ProxyFix): 0 = none (the
     # client's address is the socket's; behind nginx or Caddy, 1, so that the login limit counts clients, not the proxy).
     trusted_proxies: int = 0
@@ -307,9 +312,11 @@ class PanelSettings:
     # wiki's dev2 questions with Jarvis's own reader (bench/likely_wrong.py): 62 % of the flagged stated answers are
     # wrong against 16 % of all stated answers, and 62 % of the wrong ones are flagged (docs/panel.md).
     likely_wrong_below: float = 0.75
-    since: str = "30d"                  # the window of the Today page (as `jarvis report --since`)
+    since: str = "30d"                  # the window of the Overview page (as `jarvis report --since`)
     threads: int = 4                    # waitress's worker threads
-    build_timeout: float = 300.0        # POST /api/answers waits this long for the new index generation
+    # No longer used: taught answers need no index build (jarvis/taught.py). Still read, so that older settings
+    # files load.
+    build_timeout: float = 300.0
 
 
 @dataclass(frozen=True)

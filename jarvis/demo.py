@@ -5,8 +5,8 @@
 Starts, each as a child process with its log in a temporary directory:
 1. ``mcserver/server.js``: flying-squid (Minecraft Java 1.21.4, offline, flat world) with the
    RaspberryJuice-style chat API plugin, on free local ports;
-2. ``jarvis serve``: the chat bridge with the QA model when it is available offline (else the
-   fallback reader), on the default index of the bundled corpus, keeping no question log (the demo's
+2. ``jarvis serve``: the chat bridge with Jarvis's own reader (``--fallback``: the same, the offline
+   reader's setting), on the default index of the bundled corpus, keeping no question log (the demo's
    bot is none of your players: ``jarvis report`` never counts it);
 3. ``mcserver/bot.js``: a mineflayer player that asks the questions and leaves.
 It prints the chat transcript as a player sees it (formatting codes such as ``&e`` not shown) and stops

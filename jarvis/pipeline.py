@@ -159,6 +159,8 @@ class Jarvis:
     ranker: PassageRanker | None = None
     owns_searcher: bool = True      # close() closes the searcher (not when a caller shares one)
     stats: AskStats = field(default_factory=AskStats)
+    # The admin's taught answers (jarvis/taught.py: TaughtAnswers), consulted before retrieval; None: none.
+    taught: object = None
 
     def __post_init__(self) -> None:
         self._cache = AnswerCache(self.settings.cache_size)
@@ -176,6 +178,11 @@ class Jarvis:
         with self._lock:
             self.stats.asked += 1
             index = self.searcher.snapshot()   # the index as this question sees it: CURRENT read once
+            if self.taught is not None:        # a taught answer is the answer; the reader never sees its page
+                consulted = self.taught.consult(question, index, time.perf_counter() - began)
+                if consulted.answer is not None:
+                    return consulted.answer
+                index = consulted.index
             key = (normalize_question(question), index.version, self.top_k, self.reader.name)
             cached = self._cache.get(key)
             if cached is not None:

@@ -95,6 +95,8 @@ BOUNDS = {
     ("panel", "session_hours"): (0.01, None),
     ("panel", "login_attempts"): (1, None),
     ("panel", "login_window"): (1, None),
+    ("panel", "login_delay"): (0.01, 60),
+    ("panel", "login_max_delay"): (0.01, 600),
     ("panel", "likely_wrong_below"): (0, 1),
     ("panel", "threads"): (1, 64),
     ("panel", "build_timeout"): (1, None),

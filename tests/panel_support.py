@@ -55,6 +55,23 @@ def write_log(config: Config) -> None:
             question_log.mark(entry, feedback, player=player)
 
 
+LONG_QUESTION = "jarvis" + "x" * 474          # 480 characters, no break: a player's junk in the log
+TERMINAL = ["what is a creeper?", "\u00ff\u00fePNG zzqx"]   # the admin's own asks (`jarvis ask`), one of them junk
+
+
+def write_extra_log(config: Config) -> None:
+    """Beside LOGGED: a 480-character unbroken question (with as long a reply) and the admin's terminal asks."""
+    from jarvis.questionlog import open_question_log
+
+    question_log = open_question_log(config)
+    junk = Answer(question=LONG_QUESTION, text="", score=0.0, title="Zzz" + "y" * 300, reader="test", seconds=0.2,
+                  sentence="q" * 400, confidence=0.1, abstained=True, site="Sample Wiki")
+    question_log.record(LONG_QUESTION, junk, player="Griefer", latency=0.2, origin="serve")
+    for question in TERMINAL:
+        answer = Answer(question=question, text="", score=0.0, title="", reader="test", seconds=0.2)
+        question_log.record(question, answer, latency=0.2, origin="ask")
+
+
 def copy_index(source: Path, target: Path) -> Path:
     shutil.copytree(source, target)
     return target

@@ -22,12 +22,15 @@ class Served:
     process: subprocess.Popen
     stderr: str = ""                 # serve's log (-v), once it has stopped
     returncode: int | None = None
+    stdout: str = ""                 # what it says to the admin (the connection's lines), once it has stopped
 
 
 @contextmanager
-def jarvis_serve(*args: str, home: Path, env: dict[str, str] | None = None) -> Iterator[Served]:
-    """``jarvis serve -v --fallback ARGS`` with JARVIS_HOME=home (and ``env``), stopped on leaving."""
-    process = subprocess.Popen([sys.executable, "-m", "jarvis", "serve", "-v", "--fallback", *args],
+def jarvis_serve(*args: str, home: Path, env: dict[str, str] | None = None, verbose: bool = True) -> Iterator[Served]:
+    """``jarvis serve -v --fallback ARGS`` (without -v unless ``verbose``) with JARVIS_HOME=home (and ``env``),
+    stopped on leaving."""
+    process = subprocess.Popen([sys.executable, "-m", "jarvis", "serve", *(["-v"] if verbose else []), "--fallback",
+                                *args],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "JARVIS_HOME": str(home), **(env or {})})
     served = Served(process)
@@ -37,8 +40,8 @@ def jarvis_serve(*args: str, home: Path, env: dict[str, str] | None = None) -> I
         if process.poll() is None:
             process.terminate()
         try:
-            _, served.stderr = process.communicate(timeout=60)
+            served.stdout, served.stderr = process.communicate(timeout=60)
         except subprocess.TimeoutExpired:
             process.kill()
-            _, served.stderr = process.communicate()
+            served.stdout, served.stderr = process.communicate()
         served.returncode = process.returncode

@@ -236,6 +236,7 @@ def test_sanitizer_keeps_readable_text():
 # --------------------------------------------------------------------------- the chat contract
 
 
+# How players address Jarvis: at the start, with the name, a greeting or "@"; at the end after a comma.
 @pytest.mark.parametrize("message, question", [
     ("jarvis, what do cows drop?", "what do cows drop?"),
     ("Jarvis: what do cows drop?", "what do cows drop?"),
@@ -244,14 +245,42 @@ def test_sanitizer_keeps_readable_text():
     ("jarvis", ""),
     ("jarvis,", ""),
     ("jarvis:   ", ""),
+    ("JARVIS!", ""),
     ("jarvis, 🐄?", "🐄?"),
-    ("jarvisss what", None),
-    ("hey jarvis, what", None),
-    ("what do cows drop?", None),
-    ("", None),
+    ("jarvis? what do cows drop", "what do cows drop"),
+    ("jarvis?? how do i tame a wolf", "how do i tame a wolf"),
+    ("hey jarvis what do cows drop", "what do cows drop"),
+    ("hey jarvis, what", "what"),
+    ("Hey Jarvis! where do blazes spawn", "where do blazes spawn"),
+    ("ok jarvis how many hearts does a cow have", "how many hearts does a cow have"),
+    ("yo jarvis where are diamonds", "where are diamonds"),
+    ("hi jarvis", ""),
+    ("@jarvis where do blazes spawn?", "where do blazes spawn?"),
+    ("@Jarvis what is a creeper", "what is a creeper"),
+    ("hey @jarvis what is a creeper", "what is a creeper"),
+    ("what do pigs drop, jarvis?", "what do pigs drop?"),
+    ("what do pigs drop?, Jarvis?", "what do pigs drop?"),
+    ("how do i make a bed, jarvis", "how do i make a bed"),
+    ("jarvis is a creeper hostile?", "is a creeper hostile?"),      # "is" and a "?": a question to it
+    ("jarvis can you tell me what cows drop", "can you tell me what cows drop"),
+    ("thanks jarvis", "thanks"),                                     # feedback, however it is put
+    ("thanks, jarvis!", "thanks"),
+    ("jarvis, wrong", "wrong"),
 ])
-def test_which_messages_are_questions(message, question):
+def test_messages_that_address_jarvis_are_questions(message, question):
     assert addressed_question(message) == question
+
+
+# Messages that only mention Jarvis: small talk about it, or to another player.
+@pytest.mark.parametrize("message", [
+    "jarvisss what", "what do cows drop?", "", "ask jarvis", "hey steve, ask jarvis", "lol jarvis",
+    "i think jarvis is cool", "i love you jarvis", "did you ask jarvis?", "where is jarvis?", "is jarvis a bot?",
+    "who made jarvis?", "good job, jarvis", "jarvis's answer was wrong", "jarvisbot is here",
+    "jarvis is so cool", "jarvis is broken lol", "jarvis said cows drop beef", "jarvis sucks", "jarvis was right",
+    "jarvis doesn't know anything",
+])
+def test_messages_that_only_mention_jarvis_are_not(message):
+    assert addressed_question(message) is None
 
 
 def test_reply_names_player_and_source():
@@ -408,7 +437,8 @@ def test_a_raw_line_break_from_the_server_does_not_desynchronize(double, start_b
 def test_messages_not_for_jarvis_are_ignored(double, start_bridge):
     answerer = RecordingAnswerer()
     start_bridge(answerer)
-    for message in ["hello everyone", "what do cows drop?", "jarvisss what", "hey jarvis, hi", "|||", ""]:
+    for message in ["hello everyone", "what do cows drop?", "jarvisss what", "i think jarvis is cool", "ask jarvis",
+                    "|||", ""]:
         double.say(1, message)
     double.say(2, "jarvis, the only question")
     assert double.wait_for(lambda: replies_to(double.posts, "Alex"))
@@ -1006,6 +1036,41 @@ def test_serve_with_a_refused_token_exits_non_zero_naming_the_token(token, tmp_p
     assert "right" not in result.stderr
     assert ("--mc-token or JARVIS_MC_TOKEN" if token else "set JARVIS_MC_TOKEN (or --mc-token)") in lines[0]
     assert server.auth_lines == 1 and server.connections == 1
+
+
+def test_serve_says_without_v_that_it_is_connected_and_answers_players_however_they_address_it(bundled_index,
+                                                                                               tmp_path):
+    """`jarvis serve` without -v: one line when it connects (the server, the index, the reader), one when it loses
+    the connection and one when it has it again; "hey jarvis ..." and "@jarvis ..." are answered, small talk
+    that mentions Jarvis is not; the token is in no line."""
+    players = {10 + i: Player(f"Player{i}") for i in range(4)}
+    with RaspberryJuiceDouble(players, dialect=V2, token="classroom-42") as server:
+        with jarvis_serve("--mc-host", "127.0.0.1", "--mc-port", str(server.port), "--index", str(bundled_index),
+                          home=tmp_path, env={"JARVIS_MC_TOKEN": "classroom-42"},
+                          verbose=False) as served:
+            assert server.wait_for(lambda: server.polled_on(2), timeout=120), "serve never polled"
+            server.say(10, "hey jarvis what do cows drop")
+            server.say(11, "@jarvis where do blazes spawn?")
+            server.say(12, "i think jarvis is cool")
+            server.say(13, "what do pigs drop, jarvis?")
+            assert server.wait_for(lambda: all(replies_to(server.posts, f"Player{i}") for i in (0, 1, 3)), timeout=120)
+            connections = server.connections
+            server.drop_clients()
+            assert server.wait_for(lambda: server.connections > connections and server.polled_on(server.connections),
+                                   timeout=60)
+            time.sleep(1.0)
+    assert served.returncode == 0, served.stderr
+    assert "Leather" in replies_to(server.posts, "Player0")[0] and "Blaze" in replies_to(server.posts, "Player1")[0]
+    assert replies_to(server.posts, "Player2") == []                       # small talk: no reply
+    lines = served.stdout.splitlines()
+    assert len(lines) == 3, served.stdout
+    assert re.fullmatch(rf"jarvis serve: connected to the Minecraft server's chat API at 127\.0\.0\.1:{server.port} "
+                        rf"\(the plugin API, v2\); answering from index {re.escape(str(bundled_index))}, reader \S+",
+                        lines[0]), lines[0]
+    assert lines[1].startswith(f"jarvis serve: lost the connection to the Minecraft server's chat API at "
+                               f"127.0.0.1:{server.port} (") and lines[1].endswith("; trying again")
+    assert re.fullmatch(r"jarvis serve: connected again to .* after \d+\.\d s", lines[2]), lines[2]
+    assert "classroom-42" not in served.stdout + served.stderr
 
 
 def test_serve_with_the_token_answers_six_of_six(bundled_index, tmp_path):

@@ -284,6 +284,53 @@ def test_uncached_hub_model_falls_back_at_once_with_a_one_line_notice(small_inde
     assert "Retry" not in result.stderr and "Traceback" not in result.stderr   # failed fast, no hub retries
 
 
+def test_jarvis_own_reader_answers_by_default_even_with_the_hub_in_reach(small_index, tmp_path):
+    """One product online and offline: with a hub that answers every request (a local one, recording them),
+    `jarvis ask` asks it nothing and answers with Jarvis's own reader, and -v names it."""
+    import http.server
+    import threading
+
+    asked = []
+
+    class Hub(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            asked.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+
+        do_HEAD = do_GET
+
+        def log_message(self, *args):
+            pass
+
+    hub = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hub)
+    threading.Thread(target=hub.serve_forever, daemon=True).start()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "jarvis", "ask", "what do cows drop?", "--index", str(small_index), "--json", "-v",
+             "--no-log"], capture_output=True, text=True, timeout=300,
+            env={**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "0", "TRANSFORMERS_OFFLINE": "0",
+                 "HF_ENDPOINT": f"http://127.0.0.1:{hub.server_address[1]}", "JARVIS_HOME": str(tmp_path / "home")})
+    finally:
+        hub.shutdown()
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["reader"] == "jarvis-minilm-qa+int8" and asked == []
+    assert "reader: jarvis-minilm-qa+int8 (Jarvis's own, shipped)" in result.stderr
+
+
+def test_a_model_asked_for_by_name_answers_with_a_warning_that_its_confidence_is_not_fitted(small_index, tiny_qa_model,
+                                                                                            tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "jarvis", "ask", "what do cows drop?", "--index", str(small_index), "--json",
+         "--model", str(tiny_qa_model), "--no-log"], capture_output=True, text=True, timeout=300,
+        env={**os.environ, "JARVIS_HOME": str(tmp_path / "home")})
+    assert result.returncode == 0, result.stderr
+    reader = json.loads(result.stdout)["reader"]
+    assert reader.startswith(tiny_qa_model.name)
+    warnings = [line for line in result.stderr.splitlines() if "no confidence model fitted for it" in line]
+    assert len(warnings) == 1 and reader in warnings[0] and "jarvis calibrate" in warnings[0]
+
+
 # --------------------------------------------------------------------------- the fallback reader on the bundled corpus
 
 

@@ -191,33 +191,33 @@ def test_report_cli_json_markdown_and_chart(tmp_path):
     assert bad.returncode == 1 and "--since" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 
 
-def test_report_of_questions_asked_with_ask_shows_no_player_count_and_a_heading_over_each_table(tmp_path,
-                                                                                                bundled_index):
-    """`jarvis ask` logs questions without a player: the report counts them apart instead of "players 0"."""
+JUNK = "\u00ff\u00fe\x01PK\x03\x04 \x89PNG\r\n\x1a zzqx"   # a binary file's bytes pasted in a terminal (argv holds no NUL)
+
+
+def test_the_admins_terminal_asks_are_no_players_questions(tmp_path, bundled_index):
+    """Three `jarvis ask` in a terminal: the report's JSON has no player's question (``questions`` 0) and
+    counts them apart (``asked_in_terminal`` 3); the junk among them is never a question "not answered"."""
     env = {**os.environ, "JARVIS_HOME": str(tmp_path / "home")}
 
     def jarvis(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "jarvis", *args], capture_output=True, text=True, timeout=300,
                               env=env)
 
-    for question in ("what do cows drop?", "where do blazes spawn?"):
+    for question in ("what do cows drop?", "where do blazes spawn?", JUNK):
         asked = jarvis("ask", question, "--index", str(bundled_index), "--reader", "fallback:lexical")
         assert asked.returncode == 0, asked.stderr
     data = json.loads(jarvis("report", "--json").stdout)
-    assert (data["questions"], data["players"], data["asked_in_terminal"]) == (2, 0, 2)
+    assert (data["questions"], data["players"], data["asked_in_terminal"]) == (0, 0, 3)
+    assert (data["answered"], data["unsure"], data["unknown"], data["unanswered"]) == (0, 0, 0, [])
     shown = jarvis("report").stdout
     rows = {cells[0]: cells[1] for cells in (
         [c.strip() for c in line.strip("|").split("|")] for line in shown.splitlines() if line.startswith("| "))
         if len(cells) == 2}
-    assert rows["players in game"] == "—" and rows["asked with `jarvis ask` (no player)"] == "2", shown
-    # Every table on the terminal has its heading: the per-day one too (it had none without --out).
+    assert rows["players in game"] == "—" and rows["asked with `jarvis ask` in a terminal (not counted above)"] == "3"
+    assert "zzqx" not in shown and "PNG" not in shown, shown
+    # Every list on the terminal has its heading: the per-day one too (it had none without --out).
     blocks = shown.split("\n\n")
-    for i, block in enumerate(blocks):
-        if block.startswith("| date"):
-            assert blocks[i - 1] == "## Per day", shown
-            break
-    else:
-        raise AssertionError(shown)
+    assert blocks[blocks.index("## Per day") + 1] == "None.", shown
 
 
 def test_report_counts_players_in_game_and_questions_from_the_terminal_apart(tmp_path):
@@ -229,6 +229,7 @@ def test_report_counts_players_in_game_and_questions_from_the_terminal_apart(tmp
         fh.write(json.dumps(ask) + "\n")
     report = build_report(read_log(path), since=None)
     assert (report.data["players"], report.data["asked_in_terminal"]) == (3, 1)
+    assert report.data["questions"] == len(read_log(path).questions) - 1          # the players' alone
     assert re.search(r"\| players in game +\| 3 +\|", report.markdown()) and "`jarvis ask`" in report.markdown()
     no_terminal = build_report(read_log(path), since=datetime.now(timezone.utc) - timedelta(days=7),
                                until=datetime.now(timezone.utc) - timedelta(minutes=1))

@@ -30,7 +30,7 @@ from jarvis.bridge.connection import PLUGIN_API, BridgeConnection, ChatClient, c
 from jarvis.bridge.events import BridgeStats
 from jarvis.bridge.reply_layout import ReplyLayout
 from jarvis.bridge.player import PLAYER_BOT, PlayerBot, check_bot
-from jarvis.bridge.reconnect import connect_with_retries
+from jarvis.bridge.reconnect import Announcer, connect_with_retries
 from jarvis.bridge.reload import Fresh, Reloader, ReloadSkipped
 from jarvis.bridge.service import Bridge, serve
 from jarvis.bridge.transport import (AuthRefused, BotError, BridgeError, ConnectContext, ConnectionLost, Connector,
@@ -41,7 +41,7 @@ from jarvis.logs import format_event
 from jarvis.bridge.wire import DIALECTS, FORK, UPSTREAM, V2, ChatPost, chat_line, chat_safe, parse_chat_posts
 
 __all__ = [
-    "DIALECTS", "FORK", "UPSTREAM", "V2", "PLAYER_BOT", "PLUGIN_API", "PREFIX", "TRANSPORTS", "AnswerFunction",
+    "DIALECTS", "FORK", "UPSTREAM", "V2", "PLAYER_BOT", "PLUGIN_API", "PREFIX", "TRANSPORTS", "Announcer", "AnswerFunction",
     "Answerer", "AuthRefused", "BotError", "Bridge", "BridgeConnection", "BridgeError", "BridgeStats", "ChatClient",
     "ChatPost", "ConnectContext", "ConnectionLost", "Connector", "Endpoint", "Fresh", "OutLine", "PlayerBot",
     "PollFailed", "QueuedAnswerer", "Question", "ReloadSkipped", "Reloader", "ReplyLayout", "ReplyStyle",

@@ -1,7 +1,12 @@
 """The chat contract: which messages are questions to Jarvis (:class:`Question`), and how replies look.
 
-- A message is for Jarvis when it starts with ``jarvis`` (any case), followed by the end of
-  the message, ``,`` ``:`` or a space; the rest is the question.
+- A message is for Jarvis when it addresses Jarvis the way players write (:func:`addressed_question`):
+  it starts with ``jarvis`` (any case), followed by the end of the message, ``,`` ``:`` ``?`` ``!`` or a
+  space ("jarvis, what ...", "jarvis? what ..."), or with ``@jarvis``, or with a greeting and the name
+  ("hey jarvis ...", "ok jarvis, ..."); or it ends with the name after a comma ("what do pigs drop,
+  jarvis?"): a question (a "?" or a question word) or feedback ("thanks, jarvis"). The rest is the question.
+  A message that only mentions Jarvis is not one: "ask jarvis", "i think jarvis is cool", and "jarvis is
+  so cool" / "jarvis said ..." (the name, a word saying something about it, and no "?").
 - A reply is one or more chat lines (at most ``max_lines``, 2 by default), each at most ``max_line``
   characters, each starting with ``[Jarvis] `` (the player bot's own messages need no prefix:
   :class:`ReplyStyle`); it addresses the player by name when the server told us the name, and
@@ -29,7 +34,20 @@ MAX_ECHO_CHARS = 60
 HELP = 'ask me about Minecraft, e.g. "jarvis, what do cows drop?"'
 MAX_TRACKED_PLAYERS = 1024    # players remembered (rate, names, last answers) before old entries are pruned
 
-_ADDRESSED = re.compile(r"\s*jarvis(?:$|[\s,:])[\s,:]*(.*)", re.IGNORECASE | re.DOTALL)
+# How players call Jarvis at a message's start: "jarvis, ...", "jarvis? ...", "@jarvis ...", "hey jarvis ...".
+_GREETING = r"(?:hey|hi|hello|yo|oi|ok|okay|hiya|heya|ey|ay|sup|dear)"
+_ADDRESSED = re.compile(rf"\s*(?:{_GREETING}[\s,!.]+)?(?P<at>@)?jarvis(?P<sep>$|[\s,:;?!.]+)(?P<rest>.*)",
+                        re.IGNORECASE | re.DOTALL)
+# ... and at its end, after a comma: "what do pigs drop, jarvis?"
+_ADDRESSED_LAST = re.compile(r"(?P<rest>.*?\S)\s*,\s*@?jarvis\s*(?P<end>[?!.]*)\s*", re.IGNORECASE | re.DOTALL)
+_THANKS_LAST = re.compile(r"(?P<rest>.*?\S)\s+@?jarvis\s*[!.]*\s*", re.IGNORECASE | re.DOTALL)
+# "jarvis is so cool", "jarvis said cows drop beef": the name, then a word that says something about Jarvis.
+_ABOUT_JARVIS = re.compile(
+    r"(?:is|was|isn'?t|wasn'?t|said|says|sucks|rocks|knows|thinks|told|doesn'?t|didn'?t|can'?t|won'?t|"
+    r"just|always|never|seems|looks|got|has|had|'s)\b", re.IGNORECASE)
+_QUESTION_START = re.compile(
+    r"(?:what|whats|what's|how|hows|how's|where|wheres|where's|when|why|who|which|can|could|do|does|did|is|are|"
+    r"will|would|should|any|anyone)\b", re.IGNORECASE)
 # "jarvis, wrong" / "jarvis thanks" right after an answer mark it in the question log.
 _FEEDBACK = {"wrong": re.compile(r"(that'?s |that is |no,? )?(wrong|incorrect)", re.IGNORECASE),
              "thanks": re.compile(r"(thanks?( you)?|thx|ty)", re.IGNORECASE)}
@@ -59,9 +77,27 @@ class ReplyStyle:
 
 
 def addressed_question(message: str) -> str | None:
-    """The question in a message addressed to Jarvis ("" when empty); None when not addressed."""
-    match = _ADDRESSED.match(message)
-    return match.group(1).strip() if match else None
+    """The question in a message addressed to Jarvis ("" when empty); None when not addressed (see the module
+    docstring for how players address it)."""
+    match = _ADDRESSED.fullmatch(message)
+    if match is not None:
+        rest = match.group("rest").strip()
+        vocative = match.group("at") or match.group("sep").strip() or not rest
+        if vocative or not _ABOUT_JARVIS.match(rest) or rest.endswith("?"):
+            return rest
+        return None
+    match = _ADDRESSED_LAST.fullmatch(message)
+    if match is not None:
+        rest = match.group("rest").strip()
+        if "?" in match.group("end"):
+            return rest.rstrip("?!. ") + "?"
+        if _QUESTION_START.match(rest) or feedback_kind(rest):
+            return rest
+        return None
+    match = _THANKS_LAST.fullmatch(message)          # "thanks jarvis", "wrong jarvis": feedback, no comma needed
+    if match is not None and feedback_kind(match.group("rest")):
+        return match.group("rest").strip()
+    return None
 
 
 def feedback_kind(question: str) -> str | None:

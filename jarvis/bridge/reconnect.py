@@ -7,6 +7,9 @@ how often. After a connection that worked is lost it is tried forever, with the 
 Only an OSError is retried: a refused token (:class:`AuthRefused`) or a player bot that cannot
 run here (:class:`BotError`) ends the bridge at once.
 
+Besides the log, the admin is told in plain lines (an :class:`Announcer`, which `jarvis serve` prints without
+``-v``): when the connection is made (with what answers), lost, and made again.
+
 Chat typed while the connection is down never reaches Jarvis (the plugins keep events per
 connection, a player sees only chat said after it joined); the notice after a reconnection asks
 players to ask again, and says how many answers are still to come.
@@ -16,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import dataclass
 from typing import Callable, TypeVar
 
 from urllib3.exceptions import MaxRetryError
@@ -57,6 +61,36 @@ def connect_with_retries(settings: BridgeSettings, connect: Callable[[], Connect
     return None
 
 
+@dataclass(frozen=True)
+class Announcer:
+    """What the admin reads about the connection: ``say`` gets one line each time it is made, lost or made again;
+    ``answering`` says what answers ("index DIR, reader NAME"), on the first line."""
+
+    say: Callable[[str], None]
+    answering: str = ""
+
+    def connected(self, endpoint: Endpoint, dialect: str | None) -> None:
+        how = f", {dialect}" if dialect and dialect != endpoint.transport else ""
+        self.say(f"connected to {_where(endpoint)} ({_transport(endpoint)}{how})"
+                 + (f"; answering from {self.answering}" if self.answering else ""))
+
+    def lost(self, endpoint: Endpoint, error: BaseException) -> None:
+        self.say(f"lost the connection to {_where(endpoint)} ({error or type(error).__name__}); trying again")
+
+    def back(self, endpoint: Endpoint, down_s: float) -> None:
+        self.say(f"connected again to {_where(endpoint)} after {down_s:.1f} s")
+
+
+def _where(endpoint: Endpoint) -> str:
+    host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
+    return f"{endpoint.what} at {host}:{endpoint.port}"
+
+
+def _transport(endpoint: Endpoint) -> str:
+    return "the plugin API" if endpoint.transport == "api" else "a player bot" if endpoint.transport == "bot" \
+        else endpoint.transport
+
+
 def opened(connect: Connector) -> Transport:
     """A new connection with the chat posted before now forgotten (not for this run)."""
     client = connect()
@@ -71,8 +105,10 @@ def opened(connect: Connector) -> Transport:
 class Link:
     """The connection in use (``client``, None while it is down); only the poller touches it."""
 
-    def __init__(self, connect: Connector, endpoint: Endpoint, *, stats: BridgeStats, stopping: StopFlag) -> None:
+    def __init__(self, connect: Connector, endpoint: Endpoint, *, stats: BridgeStats, stopping: StopFlag,
+                 announcer: Announcer | None = None) -> None:
         self.connect = connect
+        self.announcer = announcer
         self.endpoint = endpoint
         self.stats = stats
         self.stopping = stopping
@@ -87,6 +123,8 @@ class Link:
             return False
         self.client = client
         log_event("connected", host=self.endpoint.host, port=self.endpoint.port, transport=self.endpoint.transport)
+        if self.announcer is not None:
+            self.announcer.connected(self.endpoint, client.dialect)
         self.connected.set()
         return True
 
@@ -98,7 +136,10 @@ class Link:
             self.client = None
         self._lost_at = time.monotonic()
         self.stats.disconnects += 1
-        log_event("disconnected", logging.WARNING, error=exc, open_questions=open_answers)
+        log_event("disconnected", logging.INFO if self.announcer is not None else logging.WARNING, error=exc,
+                  open_questions=open_answers)
+        if self.announcer is not None:
+            self.announcer.lost(self.endpoint, exc)
 
     def reconnect(self, settings: BridgeSettings, open_answers: int) -> bool:
         """Connect again, trying forever; False when stopped first."""
@@ -109,8 +150,11 @@ class Link:
         self.client = client
         self.stats.reconnects += 1
         self.connected.set()
-        log_event("reconnected", logging.WARNING, down_s=time.monotonic() - self._lost_at,
+        down = time.monotonic() - self._lost_at
+        log_event("reconnected", logging.INFO if self.announcer is not None else logging.WARNING, down_s=down,
                   open_questions=open_answers)
+        if self.announcer is not None:
+            self.announcer.back(self.endpoint, down)
         return True
 
     def close(self) -> None:

@@ -42,7 +42,7 @@ from jarvis.bridge.events import BridgeStats, PlayerNames, log_event
 from jarvis.bridge.feedback import Feedback
 from jarvis.bridge.reply_layout import ReplyLayout
 from jarvis.bridge.outbox import Outbox
-from jarvis.bridge.reconnect import Link, back_notice
+from jarvis.bridge.reconnect import Announcer, Link, back_notice
 from jarvis.bridge.reload import Reloader, ReloadRequest, reload_settings
 from jarvis.bridge.shutdown import shut_down
 from jarvis.bridge.transport import (ConnectContext, ConnectionLost, Connector, PollFailed, StopFlag, Transport,
@@ -66,14 +66,15 @@ class Bridge:
     the plugin API with ``settings``, checked here); ``connect``: opens its connections instead (tests);
     ``salt`` names players in the log lines (jarvis/privacy.py) unless ``log_player_names``; ``home``: where
     a transport keeps what outlives a run (the bot's Microsoft sign-in); ``reload``: what SIGHUP reads;
-    ``question_log``: gets every question and answer, and chat feedback.
+    ``question_log``: gets every question and answer, and chat feedback; ``announcer``: told in plain words
+    when the connection is made, lost and made again.
     """
 
     def __init__(self, settings: BridgeSettings, answerer: Answerer | QueuedAnswerer, *,
                  transport: TransportChoice | None = None, connect: Connector | None = None,
                  max_questions: int | None = None, salt: bytes = b"", log_player_names: bool = False,
                  home: Path | None = None, reload: Reloader | None = None,
-                 question_log: QuestionLog | None = None) -> None:
+                 question_log: QuestionLog | None = None, announcer: Announcer | None = None) -> None:
         self.settings = settings
         self.transport = transport if transport is not None else default_transport(settings)
         self.max_questions = max_questions
@@ -93,7 +94,8 @@ class Bridge:
         self.answering = AnswerThread(answerer, self.dispatcher.questions, layout=self.layout, outbox=self.outbox,
                              feedback=self.feedback, names=names, stopping=self._stopping)
         endpoint = self.transport.kind.endpoint(settings, self.transport.settings)
-        self.link = Link(connect or self._open_transport, endpoint, stats=self.stats, stopping=self._stopping)
+        self.link = Link(connect or self._open_transport, endpoint, stats=self.stats, stopping=self._stopping,
+                         announcer=announcer)
 
     # ------------------------------------------------------------------ control
 
@@ -224,7 +226,8 @@ class Bridge:
 
 def serve(settings: BridgeSettings, answerer: Answerer | QueuedAnswerer, max_questions: int | None = None, *,
           transport: TransportChoice | None = None, salt: bytes = b"", log_player_names: bool = False,
-          home: Path | None = None, reload: Reloader | None = None, question_log: QuestionLog | None = None) -> int:
+          home: Path | None = None, reload: Reloader | None = None, question_log: QuestionLog | None = None,
+          announcer: Announcer | None = None) -> int:
     """Run the chat bridge until SIGINT/SIGTERM (or ``max_questions`` answers): questions go to
     ``answerer`` (a jarvis.pipeline.Jarvis, or any :class:`~jarvis.bridge.answering.Answerer`), or to a
     worker pool (a :class:`~jarvis.bridge.answering.QueuedAnswerer`: jarvis.network.PoolClient).
@@ -233,7 +236,8 @@ def serve(settings: BridgeSettings, answerer: Answerer | QueuedAnswerer, max_que
     the other keywords are :class:`Bridge`'s.
     """
     bridge = Bridge(settings, answerer, transport=transport, max_questions=max_questions, salt=salt,
-                    log_player_names=log_player_names, home=home, reload=reload, question_log=question_log)
+                    log_player_names=log_player_names, home=home, reload=reload, question_log=question_log,
+                    announcer=announcer)
     with handle_signals(bridge, noted=bridge.on_signal):
         bridge.run()
     return 0

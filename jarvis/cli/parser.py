@@ -12,7 +12,7 @@ import textwrap
 from importlib import import_module
 from typing import Callable
 
-from jarvis.config import DEFAULT_TOKEN_BUDGET, READER_BACKENDS, Config
+from jarvis.config import DEFAULT_MODEL, DEFAULT_TOKEN_BUDGET, READER_BACKENDS, Config
 from jarvis.readers import READERS
 
 # The command groups, in the order --help lists them: modules of this package.
@@ -93,11 +93,16 @@ def common_options(after_command: bool = False) -> argparse.ArgumentParser:
 def reader_options() -> argparse.ArgumentParser:
     """The reader flags of ask, serve, worker and calibrate."""
     reader_opts = argparse.ArgumentParser(add_help=False)
-    reader_opts.add_argument("--model", metavar="ID_OR_PATH", help="QA model: hub id or local directory "
-                             f"(default: $JARVIS_MODEL or {Config().reader.model})")
-    reader_opts.add_argument("--fallback", action="store_true", help="use the offline fallback reader, no QA model")
+    reader_opts.add_argument("--model", metavar="ID_OR_PATH",
+                             help="answer with this extractive QA model instead of Jarvis's own reader: a hub id "
+                                  f"(e.g. {DEFAULT_MODEL}; downloaded once, needs internet and the [models] extra) "
+                                  "or a local directory; its confidence is not fitted unless you fit it (jarvis "
+                                  "calibrate) (default: $JARVIS_MODEL, else Jarvis's own reader, shipped: "
+                                  "jarvis-minilm-qa)")
+    reader_opts.add_argument("--fallback", action="store_true",
+                             help="answer with the offline reader ([reader] fallback: Jarvis's own by default)")
     reader_opts.add_argument("--reader", choices=sorted(READERS), default=None,
-                             help="answer with this reader (default: the QA model, else the offline fallback)")
+                             help="answer with this reader (default: Jarvis's own, jarvis; span: the --model)")
     reader_opts.add_argument("--int8", action=argparse.BooleanOptionalAction, default=None,
                              help="dynamic int8 quantization of the QA model on a CPU, about 2.7x faster "
                                   "(default: on; --no-int8 for full precision)")

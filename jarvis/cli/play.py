@@ -101,7 +101,7 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
 
 def _serve(args: argparse.Namespace, config: Config) -> int:
     from jarvis.assembly import assemble
-    from jarvis.bridge import pick, serve
+    from jarvis.bridge import Announcer, pick, serve
     from jarvis.privacy import load_salt
     from jarvis.questionlog import open_question_log
 
@@ -135,12 +135,17 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
     if index:
         args.index = index
     question_log = open_question_log(config)
+    folder = None
     if pool is None:
         set_up_models(config)
-    with (pool if pool is not None else assemble(config, index_dir(args, config))) as answerer:
+        folder = index_dir(args, config)
+    with (pool if pool is not None else assemble(config, folder)) as answerer:
+        answering = answers.removeprefix("answers from ") if pool is not None else \
+            f"index {folder}, reader {answerer.reader.name}"
         return serve(config.bridge, answerer, max_questions=args.max_questions, transport=transport, salt=salt,
                      log_player_names=config.log.player_names, home=config.home,
-                     reload=_serve_reloader(args, flags, config, index), question_log=question_log)
+                     reload=_serve_reloader(args, flags, config, index), question_log=question_log,
+                     announcer=Announcer(_say_serve, answering))
 
 
 def _serve_reloader(args: argparse.Namespace, flags: argparse.Namespace, config: Config, index: str | None):
@@ -159,6 +164,11 @@ def _serve_reloader(args: argparse.Namespace, flags: argparse.Namespace, config:
         return Fresh(fresh.bridge, pick(fresh), tuple(others))
 
     return reload
+
+
+def _say_serve(line: str) -> None:
+    """What `jarvis serve` tells the admin without -v (the connection made, lost, made again): one line on stdout."""
+    print(f"jarvis serve: {line}", flush=True)
 
 
 def _bot_address(text: str) -> tuple[str, int | None]:

@@ -6,8 +6,11 @@
   a session cookie (Flask's signed cookie, HttpOnly, SameSite=Strict, Secure behind TLS) that holds only
   "logged in", the login time and a random CSRF token; the signing key is random per start of the panel.
 - Every form carries the session's CSRF token; a POST without it (or with another) is refused.
-- Failed logins and wrong bearer tokens are counted per client; past ``attempts`` in ``window`` seconds the
-  client gets 429 until the window has passed (a guess a second is far too slow for a 16+ character token).
+- Failed logins and wrong bearer tokens are counted per client. Past ``attempts`` in ``window`` seconds, each
+  further attempt of that client is held back before its token is checked: ``delay`` seconds, doubling with
+  each further failure up to ``max_delay``, one attempt at a time (a second one meanwhile gets 429). Guessing
+  is slowed to one guess per ``max_delay``, and the right token still gets in, after that wait: an admin who
+  mistyped the token five times is never locked out.
 """
 from __future__ import annotations
 
@@ -69,11 +72,15 @@ def same_token(given: str | None, expected: str | None) -> bool:
 
 
 class LoginLimiter:
-    """Failed attempts per client in a sliding window. Thread-safe (waitress serves on several threads)."""
+    """Failed attempts per client in a sliding window, and the wait of the attempts past them (the module
+    docstring). Thread-safe (waitress serves on several threads)."""
 
-    def __init__(self, attempts: int, window: float, clock=time.monotonic) -> None:
+    def __init__(self, attempts: int, window: float, delay: float = 1.0, max_delay: float = 30.0,
+                 max_waiting: int = 2, clock=time.monotonic) -> None:
         self.attempts, self.window, self._clock = attempts, window, clock
+        self.delay, self.max_delay, self.max_waiting = delay, max_delay, max_waiting
         self._failures: dict[str, deque] = defaultdict(deque)
+        self._waiting: set[str] = set()
         self._lock = threading.Lock()
 
     def _trim(self, client: str, now: float) -> deque:
@@ -82,14 +89,28 @@ class LoginLimiter:
             failures.popleft()
         return failures
 
-    def retry_after(self, client: str) -> float:
-        """Seconds until the client may try again (0: it may now)."""
+    def hold_back(self, client: str) -> float:
+        """Seconds the client's next attempt waits before its token is checked (0: none)."""
         with self._lock:
-            now = self._clock()
-            failures = self._trim(client, now)
-            if len(failures) < self.attempts:
-                return 0.0
-            return max(0.0, failures[0] + self.window - now)
+            over = len(self._trim(client, self._clock())) - self.attempts
+            return 0.0 if over < 0 else min(self.delay * 2 ** over, self.max_delay)
+
+    def admit(self, client: str) -> float | None:
+        """Take the client's next attempt: the seconds it waits before its check (``done`` afterwards), or None
+        when it is refused now (429): another attempt of the client is waiting, or too many clients' are."""
+        wait = self.hold_back(client)
+        if not wait:
+            return 0.0
+        with self._lock:
+            if client in self._waiting or len(self._waiting) >= self.max_waiting:
+                return None
+            self._waiting.add(client)
+        return wait
+
+    def done(self, client: str) -> None:
+        """The attempt ``admit`` held back has been checked."""
+        with self._lock:
+            self._waiting.discard(client)
 
     def failed(self, client: str) -> None:
         with self._lock:

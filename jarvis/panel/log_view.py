@@ -1,6 +1,13 @@
 """The question log as the desk shows it: one row per question with its feedback, filters, groups, and the
 answer rate over time. Reads the log with jarvis/questionlog (the same reader as `jarvis report`).
 
+Players' questions and the admin's own are apart: the views show what players asked in game; questions asked
+with `jarvis ask` in a terminal (origin "ask") are shown only in their own view ("terminal"), never among
+the questions that need the admin.
+
+A question that a taught answer answers now (jarvis/taught.py) is "taught": what was asked before the teaching
+no longer needs the admin, and a taught answer is never "likely wrong" (the admin's word, confidence 1.0).
+
 "Likely wrong" (the "needs you" view): an answer stated as fact whose confidence is below
 ``PanelSettings.likely_wrong_below``. The confidence model already weighs the retriever's margin between its
 top pages and whether BM25 and the page vectors agree (jarvis/confidence/signals.py), so a stated answer just
@@ -11,16 +18,21 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from typing import Callable
 from datetime import datetime, timedelta, timezone
 
 from jarvis.confidence.policy import likely_wrong as policy_likely_wrong
 from jarvis.question_text import normalize_question
 from jarvis.questionlog import ReportError, read_log
-from jarvis.questionlog.usage_report import outcome
+from jarvis.questionlog.usage_report import parse_time
+from jarvis.questionlog.usage_report import TERMINAL_ORIGIN, outcome
 
-VIEWS = ("all", "needs", "unanswered", "wrong", "likely", "answered")
+VIEWS = ("all", "needs", "unanswered", "wrong", "likely", "answered", "taught", "terminal")
 VIEW_NAMES = {"all": "All", "needs": "Needs you", "unanswered": "Not answered", "wrong": "Marked wrong",
-              "likely": "Likely wrong", "answered": "Answered"}
+              "likely": "Likely wrong", "answered": "Answered", "taught": "Taught",
+              "terminal": "Asked in the terminal"}
+# question -> the taught answer that answers it now (its ``when``, an ISO time), or None
+TaughtLookup = Callable[[str], "str | None"]
 
 
 def likely_wrong(record: dict, below: float) -> bool:
@@ -64,9 +76,22 @@ class Row:
     wrong: int = 0
     thanks: int = 0
     likely_wrong: bool = False
+    taught_at: datetime | None = None   # when the taught answer that answers this question now was saved
+
+    @property
+    def terminal(self) -> bool:
+        """Asked by the admin with `jarvis ask`, not by a player."""
+        return self.origin == TERMINAL_ORIGIN
+
+    @property
+    def taught(self) -> bool:
+        return self.taught_at is not None
 
     @property
     def needs_admin(self) -> bool:
+        """A player's question not answered, marked wrong or likely wrong, and not answered by teaching since."""
+        if self.terminal or (self.taught_at is not None and self.at <= self.taught_at):
+            return False
         return self.outcome != "answered" or self.wrong > 0 or self.likely_wrong
 
     def to_json(self) -> dict:
@@ -74,7 +99,7 @@ class Row:
                 "question": self.question, "answer": self.answer, "reply": self.reply, "page": self.page,
                 "site": self.site, "confidence": self.confidence, "outcome": self.outcome,
                 "latency_s": self.latency, "feedback": {"wrong": self.wrong, "thanks": self.thanks},
-                "likely_wrong": self.likely_wrong, "needs_admin": self.needs_admin}
+                "likely_wrong": self.likely_wrong, "needs_admin": self.needs_admin, "taught": self.taught}
 
 
 @dataclass
@@ -101,18 +126,30 @@ class Group:
                 "latest": self.latest.to_json()}
 
 
-def load_rows(path, backups: int, likely_below: float) -> tuple[list[Row], int]:
-    """Every question of the log (oldest first) and the number of corrupt lines; no log yet: no rows."""
+def load_rows(path, backups: int, likely_below: float, taught: TaughtLookup | None = None) -> tuple[list[Row], int]:
+    """Every question of the log (oldest first) and the number of corrupt lines; no log yet: no rows.
+    ``taught``: which questions a taught answer answers now (each question is looked up once)."""
     try:
         contents = read_log(path, backups)
     except ReportError:
         return [], 0
+    taught_when: dict[str, datetime | None] = {}
+
+    def taught_at(question: str) -> datetime | None:
+        """The end of the second the answer was saved in (a taught answer's time is kept to the second)."""
+        key = normalized(question)
+        if key not in taught_when:
+            when = parse_time(taught(question)) if taught is not None else None
+            taught_when[key] = when + timedelta(seconds=1) if when is not None else None
+        return taught_when[key]
+
     marks: dict[str, Counter] = defaultdict(Counter)
     for feedback in contents.feedback:
         marks[feedback["id"]][feedback["feedback"]] += 1
     rows = []
     for record in contents.questions:
         confidence = record.get("confidence")
+        when_taught = taught_at(record["question"])
         rows.append(Row(
             id=record["id"], time=record["time"], at=record["_at"], origin=str(record.get("origin") or ""),
             player=record.get("player"), question=record["question"], answer=str(record.get("answer") or ""),
@@ -121,14 +158,16 @@ def load_rows(path, backups: int, likely_below: float) -> tuple[list[Row], int]:
             confidence=float(confidence) if isinstance(confidence, (int, float)) and not isinstance(confidence, bool)
             else None,
             outcome=outcome(record), latency=record.get("latency_s"), wrong=marks[record["id"]]["wrong"],
-            thanks=marks[record["id"]]["thanks"], likely_wrong=likely_wrong(record, likely_below)))
+            thanks=marks[record["id"]]["thanks"], taught_at=when_taught,
+            likely_wrong=likely_wrong(record, likely_below) and when_taught is None))
     return rows, contents.corrupt
 
 
 def select(rows: list[Row], view: str = "all", text: str = "", since: datetime | None = None, *,
            player: str = "", origin: str = "", page: str = "") -> list[Row]:
     """The rows of a view, holding ``text`` (in the question, answer, reply or page), newest first; ``player``,
-    ``origin`` and ``page``: only those (exact, as the log keeps them; the page's case does not matter)."""
+    ``origin`` and ``page``: only those (exact, as the log keeps them; the page's case does not matter). Every
+    view but "terminal" holds players' questions alone (``origin="ask"`` asks for the terminal's)."""
     if view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(VIEWS)}")
     wanted = text.casefold().strip()
@@ -139,8 +178,11 @@ def select(rows: list[Row], view: str = "all", text: str = "", since: datetime |
         "wrong": lambda r: r.wrong > 0,
         "likely": lambda r: r.likely_wrong,
         "answered": lambda r: r.outcome == "answered",
+        "taught": lambda r: r.taught,
+        "terminal": lambda r: True,
     }[view]
-    chosen = [r for r in rows if keep(r) and (since is None or r.at >= since)
+    terminal = view == "terminal" or origin == TERMINAL_ORIGIN
+    chosen = [r for r in rows if keep(r) and r.terminal == terminal and (since is None or r.at >= since)
               and (not wanted or any(wanted in part.casefold() for part in (r.question, r.answer, r.reply, r.page)))
               and (not player or r.player == player) and (not origin or r.origin == origin)
               and (not page or r.page.casefold() == page.casefold())]
@@ -157,10 +199,13 @@ def grouped(rows: list[Row]) -> list[Group]:
 
 
 def counts(rows: list[Row]) -> dict:
-    outcomes = Counter(r.outcome for r in rows)
-    return {"questions": len(rows), "answered": outcomes["answered"], "unsure": outcomes["unsure"],
-            "unknown": outcomes["unknown"], "marked_wrong": sum(r.wrong > 0 for r in rows),
-            "likely_wrong": sum(r.likely_wrong for r in rows), "needs_admin": sum(r.needs_admin for r in rows)}
+    """The players' questions of ``rows`` by outcome; the terminal's counted apart (``asked_in_terminal``)."""
+    players = [r for r in rows if not r.terminal]
+    outcomes = Counter(r.outcome for r in players)
+    return {"questions": len(players), "answered": outcomes["answered"], "unsure": outcomes["unsure"],
+            "unknown": outcomes["unknown"], "marked_wrong": sum(r.wrong > 0 for r in players),
+            "likely_wrong": sum(r.likely_wrong for r in players), "needs_admin": sum(r.needs_admin for r in players),
+            "taught": sum(r.taught for r in players), "asked_in_terminal": len(rows) - len(players)}
 
 
 def buckets(rows: list[Row], now: datetime | None = None) -> tuple[str, list[dict]]:

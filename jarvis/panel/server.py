@@ -22,25 +22,12 @@ class PanelPlan:
     settings_path: Path | None = None
 
 
-def guide_folder(config: Config, index_dir: Path) -> Path:
-    """Where taught answers go: [panel] guide, else the guide the index was built with, else $JARVIS_HOME/guide."""
-    if config.panel.guide:
-        return Path(config.panel.guide).expanduser()
-    from jarvis.index import GuideSource, recorded_sources
-    from jarvis.index.layout import IndexDir
-
-    live = IndexDir(index_dir).live_or_none()
-    for source in recorded_sources(live.meta.sources) if live is not None else []:
-        if isinstance(source, GuideSource):
-            return source.path
-    return config.home / "guide"
-
-
 def build_desk(plan: PanelPlan):
     """The Desk the app serves (checks the token first: no token, no panel)."""
     from jarvis.panel.app import Desk
     from jarvis.panel.auth import TokenGate
-    from jarvis.panel.teach import GuideShelf, IndexRebuilder, Teacher
+    from jarvis.panel.teach import GuideShelf, Teacher
+    from jarvis.taught import guide_folder
 
     TokenGate(plan.config.panel.token, plan.config.panel.min_token_length)   # PanelTokenError, one line
     from datetime import datetime, timezone
@@ -53,9 +40,7 @@ def build_desk(plan: PanelPlan):
         raise JarvisError(f"[panel] {exc}") from None
     if not Path(plan.index_dir).is_dir():
         raise JarvisError(f"index: {plan.index_dir}: no such index directory")
-    guide = guide_folder(plan.config, plan.index_dir)
-    rebuilder = IndexRebuilder(plan.index_dir, guide, plan.config.retrieval.encoder_cache)
-    teacher = Teacher(GuideShelf(guide), rebuilder, plan.config.panel.build_timeout)
+    teacher = Teacher(GuideShelf(guide_folder(plan.config, plan.index_dir)))
     return Desk(config=plan.config, index_dir=Path(plan.index_dir), log_path=plan.config.question_log_path,
                 teacher=teacher, settings_path=plan.settings_path)
 
@@ -79,7 +64,6 @@ class PanelServer:
         self.host, self.port = settings.host, self._server.effective_port
         self._closing = False
         self._thread: threading.Thread | None = None
-        self.desk.teacher.rebuilder.warm_up()
 
     @property
     def url(self) -> str:

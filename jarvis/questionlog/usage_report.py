@@ -11,8 +11,10 @@ read, how fast: as a Markdown report with a PNG chart (questions per day and ans
   punctuation do not matter), most asked first; marked_wrong: the answers players marked
   "jarvis, wrong", grouped the same way;
 - players: the players who asked in game (distinct, as the log names them: salted hashes by default).
-  Questions asked with ``jarvis ask`` have no player: they are counted apart (``asked_in_terminal``), and
-  the players row shows "—" when no question came from the game, not a 0 beside a count of questions.
+- Players' questions and the admin's are apart: every count above (``questions`` first), the lists, the
+  latency, the pages and the days are the players' (questions from the game, `serve` and the workers); the
+  questions asked with ``jarvis ask`` in a terminal are only counted, as ``asked_in_terminal``: an admin's
+  tests are no players' questions, and what they typed never reaches the questions not answered.
 
 A line that is not a log record (cut short by a crash, edited by hand) is skipped and counted.
 """
@@ -172,8 +174,8 @@ class UsageReport:
                  tabulate([["questions", d["questions"]], ["answered", share(d["answered"])],
                            ["unsure (not stated as fact)", share(d["unsure"])], ["unknown", share(d["unknown"])],
                            ["marked wrong", d["wrong_marks"]], ["thanked", d["thanks"]],
-                           ["players in game", d["players"] if d["questions"] > d["asked_in_terminal"] else "—"],
-                           *([["asked with `jarvis ask` (no player)", d["asked_in_terminal"]]]
+                           ["players in game", d["players"] if d["questions"] else "—"],
+                           *([["asked with `jarvis ask` in a terminal (not counted above)", d["asked_in_terminal"]]]
                              if d["asked_in_terminal"] else []),
                            ["latency p50 / p95", _seconds(d["latency"]["p50"]) + " / " + _seconds(d["latency"]["p95"])]],
                           headers=["", ""], tablefmt="github"), ""]
@@ -230,7 +232,8 @@ class UsageReport:
 def build_report(contents: LogContents, since: datetime | None, until: datetime | None = None) -> UsageReport:
     """The report of the questions logged from since (None: all) to until (default: now)."""
     until = until or datetime.now(timezone.utc)
-    inside = [q for q in contents.questions if (since is None or q["_at"] >= since) and q["_at"] <= until]
+    window = [q for q in contents.questions if (since is None or q["_at"] >= since) and q["_at"] <= until]
+    inside = [q for q in window if q.get("origin") != TERMINAL_ORIGIN]       # players' questions
     by_id = {q["id"]: q for q in contents.questions}
     outcomes = Counter(outcome(q) for q in inside)
     window_ids = {q["id"] for q in inside}
@@ -257,7 +260,7 @@ def build_report(contents: LogContents, since: datetime | None, until: datetime 
         "wrong_marks": len(wrong),
         "thanks": len(thanks),
         "players": len({q.get("player") for q in inside if q.get("player")}),
-        "asked_in_terminal": sum(q.get("origin") == TERMINAL_ORIGIN for q in inside),
+        "asked_in_terminal": len(window) - len(inside),
         "latency": {"p50": _latency(latencies, 0.5), "p95": _latency(latencies, 0.95)},
         "pages": [{"page": page, "site": site, "count": n} for (page, site), n in pages.most_common(TOP)],
         "per_day": [{"date": day, "questions": len(qs), "answered": sum(outcome(q) == "answered" for q in qs),

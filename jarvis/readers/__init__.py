@@ -16,10 +16,11 @@ Modules:
 - ``passages``: which passages the span reader reads within its token budget (the ranker's best that fit);
 - ``fallback``: the offline sentence reader, for when no QA weights can be loaded.
 
-A span reader that cannot load (weights not on disk, no network) gives way to the offline reader named by
-``settings.fallback``: ``jarvis`` (Jarvis's own, the default) or a sentence reader; Jarvis's own reader
-missing or unreadable gives way to the sentence reader, with a warning. Offline, the default model being out of reach is the normal state: one line at info
-level says which reader answers; a model the user asked for that cannot load is a warning. A reader named
+Jarvis's own reader answers by default, with or without internet and with any extra (``settings.model`` is
+empty): one line at info level names it. A hub model or a local one answers only when asked for by name
+(``settings.model``); one that cannot load (weights not on disk, no network) gives way, with a warning, to the
+offline reader named by ``settings.fallback``: ``jarvis`` (Jarvis's own, the default) or a sentence reader;
+Jarvis's own reader missing or unreadable gives way to the sentence reader, with a warning. A reader named
 explicitly does not fall back. ``jarvis`` names Jarvis's own reader (a MiniLM trained on Minecraft
 questions by ``jarvis train-reader``), installed at config.SHIPPED_READER when the package ships one.
 """
@@ -29,7 +30,7 @@ import logging
 from dataclasses import dataclass
 from typing import Callable
 
-from jarvis.config import DEFAULT_MODEL, SHIPPED_READER, ReaderSettings
+from jarvis.config import SHIPPED_READER, ReaderSettings
 from jarvis.readers.base import ModelUnavailableError, Passage, Reader, ReaderSettingsError, Span
 from jarvis.readers.span import SpanReader
 
@@ -63,7 +64,7 @@ def _fallback(variant: str) -> Callable[[ReaderSettings, object, object], Reader
 
 READERS: dict[str, ReaderChoice] = {choice.name: choice for choice in (
     ReaderChoice(SPAN, "extractive QA model (settings.model: hub id or local directory)",
-                 lambda settings, encoder, glossary: SpanReader.load(settings)),
+                 lambda settings, encoder, glossary: _load_span(settings)),
     ReaderChoice(OWN, "Jarvis's own extractive reader, trained on Minecraft questions, shipped in the package",
                  lambda settings, encoder, glossary: load_own_reader(settings)),
     ReaderChoice("fallback:minilm", "offline sentence reader with MiniLM embeddings, no QA model", _fallback("minilm")),
@@ -74,6 +75,13 @@ READERS: dict[str, ReaderChoice] = {choice.name: choice for choice in (
 
 class UnknownReaderError(ValueError):
     user_error = True
+
+
+def _load_span(settings: ReaderSettings) -> Reader:
+    if not settings.model:
+        raise ReaderSettingsError("the span reader reads the model named by [reader] model (a hub id or a local "
+                                  "directory), and none is named")
+    return SpanReader.load(settings)
 
 
 def load_own_reader(settings: ReaderSettings) -> Reader:
@@ -117,15 +125,13 @@ def load_reader(settings: ReaderSettings, encoder=None, name: str | None = None,
         return READERS[name].load(settings, encoder, glossary)
     if not settings.model:
         reader = offline_reader(settings, encoder, glossary)
-        log.info("answering with the offline reader %s (no QA model configured)", reader.name)
+        log.info("reader: %s%s", reader.name, " (Jarvis's own, shipped)" if settings.fallback == OWN else "")
         return reader
     try:
-        return READERS[SPAN].load(settings, encoder, glossary)
+        reader = READERS[SPAN].load(settings, encoder, glossary)
     except ModelUnavailableError as exc:
         reader = offline_reader(settings, encoder, glossary)
-        # Offline, the default model out of reach is the normal state; a model the user asked for is not.
-        if settings.model == DEFAULT_MODEL:
-            log.info("QA model not available (%s); answering with the offline reader %s", exc, reader.name)
-        else:
-            log.warning("QA model unavailable: %s; answering with the offline reader %s", exc, reader.name)
+        log.warning("QA model unavailable: %s; answering with the offline reader %s", exc, reader.name)
         return reader
+    log.info("reader: %s (the model %s, asked for by name)", reader.name, settings.model)
+    return reader
