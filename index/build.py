@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
+import numpy as np
 from tqdm import tqdm
 from whoosh import index as whoosh_index
 
@@ -141,7 +142,9 @@ def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.Path
                 used = _build_from_scratch(corpus.pages, build_path, profile, procs, progress)
                 stats = IndexStats(layout.root, name, profile.name, pages=len(corpus.pages),
                                    indexed=len(corpus.pages), added=len(corpus.pages), procs=used)
-            if profile.dense:
+            if profile.passages:
+                _write_passages(corpus.pages, build_path, live, profile, encoder, progress)
+            elif profile.dense:
                 _write_vectors(corpus.pages, build_path, live, encoder, progress)
             if profile.spelling:
                 write_vocabulary(build_path, vocabulary_counts(corpus.pages))
@@ -287,6 +290,66 @@ def _write_vectors(pages: list[Page], build_path: Path, live: Generation | None,
             bar.update(sum(previous.vector_of(page_key(p), page_fingerprint(p)) is not None for p in pages))
         vectors = build_page_vectors(pages, page_fingerprint, encoder, previous, progress=bar.update, key=page_key)
     vectors.save(build_path)
+
+
+def _write_passages(pages: list[Page], build_path: Path, live: Generation | None, profile: IndexProfile, encoder,
+                    progress: bool) -> None:
+    """A passage generation's lexical counts and, for a dense profile, passage vectors (sparse.py, vectors.py):
+    the live generation's are reused for the pages and passages that did not change."""
+    from jarvis.index.sparse import FOLDER, SparseIndex
+
+    previous = None
+    if live is not None:
+        try:
+            previous = SparseIndex.load(live.path)
+        except (OSError, ValueError, KeyError) as exc:
+            log.warning("cannot reuse the passage counts of %s (%s); counting all", live.path, exc)
+    with tqdm(total=len(pages), desc="passages", unit="page", disable=not progress, leave=False,
+              dynamic_ncols=True) as bar:
+        counts = SparseIndex.build(pages, page_fingerprint, page_key, previous=previous, progress=bar.update)
+    counts.save(build_path)
+    if profile.dense:
+        _write_passage_vectors(pages, counts, build_path / FOLDER, live, encoder, progress)
+
+
+def _write_passage_vectors(pages: list[Page], counts, folder: Path, live: Generation | None, encoder,
+                           progress: bool) -> None:
+    """Every passage's vector, reusing the live generation's where its text and the encoder are unchanged."""
+    from jarvis.index.dense import load_passage_encoder
+    from jarvis.index.passages import passage_fingerprint, passage_text
+    from jarvis.index.sparse import FOLDER
+    from jarvis.index.vectors import PassageVectors
+
+    encoder = encoder or load_passage_encoder()
+    texts, fingerprints = [], []
+    for page in pages:
+        paths = page.sections or [[] for _ in page.paragraphs]
+        for text, path in zip(page.paragraphs, paths):
+            texts.append(passage_text(page.title, path, text))
+            fingerprints.append(passage_fingerprint(page.title, path, text))
+    previous = None
+    if live is not None:
+        try:
+            previous = PassageVectors.load(live.path / FOLDER)
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            log.warning("cannot reuse the passage vectors of %s (%s); embedding all", live.path, exc)
+    if previous is not None and previous.encoder != encoder.id:
+        log.info("the live generation's vectors are %s's; embedding every passage with %s", previous.encoder, encoder.id)
+        previous = None
+    kept = previous.vectors_of(fingerprints) if previous is not None else {}
+    todo = [i for i, fp in enumerate(fingerprints) if fp not in kept]
+    matrix = np.zeros((len(texts), encoder.dimensions), dtype=np.float32)
+    with tqdm(total=len(texts), initial=len(texts) - len(todo), desc="passage vectors", unit="passage",
+              disable=not progress, leave=False, dynamic_ncols=True) as bar:
+        for i, fp in enumerate(fingerprints):
+            if fp in kept:
+                matrix[i] = kept[fp]
+        fresh = encoder.embed([texts[i] for i in todo], progress=bar.update, cache=False) if todo else None
+        for j, i in enumerate(todo):
+            matrix[i] = fresh[j]
+    PassageVectors.build(matrix, fingerprints, encoder.id, trained_from=previous if kept else None).save(folder)
+    if len(counts.page_of) != len(texts):
+        raise AssertionError("passage vectors and passage counts disagree on the passages")
 
 
 def _copy_and_update(live: Generation, build_path: Path, changes: _Changes, profile: IndexProfile,

@@ -29,6 +29,7 @@ from jarvis.confidence import ConfidenceModel, load_confidence_model, load_guide
 from jarvis.readers import load_reader
 from jarvis.readers.base import Reader
 from jarvis.readers.ranking import PassageRanker
+from jarvis.readers.rerank import load_reranker
 
 if TYPE_CHECKING:
     from jarvis.pipeline import Jarvis, Searcher
@@ -75,9 +76,12 @@ def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "
             guide_confidence = load_guide_confidence_model(reader.name, settings, config.home)
         ranker = PassageRanker(settings.passages)
         selector = passage_selector(reader, settings, ranker)
+        reranker = load_reranker(settings.reranker, settings.threads)
+        if reranker is not None:
+            reranker.warm_up()
     except BaseException:
         if owned:
             searcher.close()
         raise
     return Jarvis(searcher, reader, confidence, settings, guide_confidence, config.top_k, selector=selector,
-                  ranker=ranker, owns_searcher=owned)
+                  ranker=ranker, reranker=reranker, owns_searcher=owned)

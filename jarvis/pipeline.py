@@ -27,12 +27,16 @@ from typing import Protocol, Sequence
 from jarvis.crawler.guide import GUIDE_PAGE_KIND, GUIDE_SITE
 from jarvis.crawler.sentences import split_sentences
 from jarvis.config import ReaderSettings
-from jarvis.confidence import ConfidenceModel, agreement_signals, answer_signals, place_signals, retrieval_signals
+from jarvis.confidence import (ConfidenceModel, agreement_signals, answer_signals, place_signals, rerank_signals,
+                               retrieval_signals)
 from jarvis.errors import JarvisError
+from jarvis.index.passages import passage_text
 from jarvis.lexical import TermAnalyzer
 from jarvis.readers.base import Passage, Reader, Span, sentence_around
 from jarvis.readers.passages import PassageSelector
 from jarvis.readers.placement import prefer_placed
+from jarvis.readers.question_kinds import is_yes_no
+from jarvis.readers.rerank import Reranker
 from jarvis.readers.ranking import PassageRanker
 from jarvis.replies import REPLY_BUDGET, compose_reply
 
@@ -101,6 +105,19 @@ class IndexView(Protocol):
     def spelt(self, question: str) -> str:
         """The question's words as it searches them (chat spelling and typos put right)."""
 
+    @property
+    def has_passages(self) -> bool:
+        """Whether it ranks passages (a passage profile) rather than pages."""
+
+    def passages(self, query: str, k: int = 30) -> list:
+        """The best k passages (index.PassageHit), best first."""
+
+    def page(self, key: str):
+        """A page (index.Hit) by its key, with all its paragraphs."""
+
+    def query_words(self, query: str) -> str:
+        """The words it searches and embeds for a question (what the reranker reads as the question)."""
+
 
 class Searcher(Protocol):
     """What the pipeline needs of retrieval: index.Searcher, or any object with these."""
@@ -147,6 +164,7 @@ class Answer:
     signals: dict = field(default_factory=dict, compare=False, repr=False)
     # The reader's next best candidates (readers.base.Span), best first: what else the pages might say.
     others: tuple = field(default=(), compare=False, repr=False)
+    verdict: str = ""       # a yes/no question: "yes" or "no", what the answer's passage says ("" otherwise)
 
     @property
     def found(self) -> bool:
@@ -195,6 +213,7 @@ class Judged:
     confidence: float       # the probability that it is right
     threshold: float        # from this confidence up, the answer is stated
     others: tuple[Span, ...] = ()   # the reader's next best candidates, best first
+    verdict: str = ""               # a yes/no question: "yes" or "no", as the answer's passage says ("" otherwise)
 
 
 @dataclass
@@ -249,6 +268,8 @@ class Jarvis:
     selector: PassageSelector | None = None
     # Ranks the paragraphs for the pre-ranking of settings.max_paragraphs (None: one with settings.passages).
     ranker: PassageRanker | None = None
+    # Orders an index's best passages before the reader reads them (jarvis/readers/rerank.py); None: their fused order.
+    reranker: Reranker | None = None
     owns_searcher: bool = True      # close() closes the searcher (not when a caller shares one)
     stats: AskStats = field(default_factory=AskStats)
 
@@ -273,7 +294,8 @@ class Jarvis:
             if cached is not None:
                 self.stats.cache_hits += 1
                 return replace(cached, question=question, seconds=time.perf_counter() - began, cached=True)
-            answer = self._read(question, self.hits(reading_form(question), index), began, index)
+            pages, passages = self.retrieve(reading_form(question), index)
+            answer = self._read(question, pages, began, index, passages)
             self._cache.put(key, answer)
             return answer
 
@@ -295,6 +317,42 @@ class Jarvis:
         guide_won = bool(hits) and hits[0].page_kind == GUIDE_PAGE_KIND
         return [hit for hit in hits if (hit.page_kind == GUIDE_PAGE_KIND) == guide_won][:self.top_k]
 
+    def retrieve(self, question: str, index: IndexView | None = None) -> tuple[list, list[Passage] | None]:
+        """The pages and passages to read. An index of pages: the top pages (``hits``), every paragraph a candidate
+        (None). An index of passages: its best passages, ordered by the reranker when there is one (each
+        ``Passage.score`` its logit), kept to one side when the server's guide is in the index (the side of the best
+        passage, as ``hits`` does for pages); the pages are theirs, each ranked by its best passage."""
+        index = index or self.searcher.snapshot()
+        if not getattr(index, "has_passages", False):
+            return self.hits(question, index), None
+        hits = index.passages(question, self.settings.rerank_depth)
+        if not hits:
+            return [], []
+        scores = None
+        if self.reranker is not None:
+            scores = self.reranker.run(index.query_words(question),
+                                       [passage_text(h.title, h.section, h.text) for h in hits])
+            order = sorted(range(len(hits)), key=lambda i: (-scores[i], i))
+            hits = [hits[i] for i in order]
+            scores = [scores[i] for i in order]
+        if GUIDE_SITE in index.sites:
+            guide_won = hits[0].page_kind == GUIDE_PAGE_KIND
+            kept = [i for i, h in enumerate(hits) if (h.page_kind == GUIDE_PAGE_KIND) == guide_won]
+            hits, scores = [hits[i] for i in kept], [scores[i] for i in kept] if scores is not None else None
+        page_order: dict[str, int] = {}
+        for hit in hits:
+            page_order.setdefault(hit.key, len(page_order))
+        passages = [Passage(h.title, h.text, page_order[h.key], h.index, h.url, section=tuple(h.section),
+                            page_score=h.page_score, page_kind=h.page_kind, site=h.site,
+                            score=scores[i] if scores is not None else h.score)
+                    for i, h in enumerate(hits)]
+        best = {}
+        for i, hit in enumerate(hits):
+            best.setdefault(hit.key, (scores[i] if scores is not None else hit.score, hit))
+        pages = [replace(index.page(key), score=score, lexical_rank=hit.lexical_rank, dense_rank=hit.dense_rank)
+                 for key, (score, hit) in list(best.items())[:self.top_k]]
+        return pages, passages
+
     def read_pages(self, question: str, pages: Sequence[Page]) -> Answer:
         """Answer from the given pages, best first (no retrieval, no cache): the eval's QA mode."""
         began = time.perf_counter()
@@ -310,11 +368,14 @@ class Jarvis:
                         page_kind=getattr(page, "page_kind", "article"), site=getattr(page, "site", ""))
                 for rank, page in enumerate(pages) for index, text in enumerate(page.paragraphs)]
 
-    def _read(self, question: str, pages: Sequence[Page], began: float, index: IndexView) -> Answer:
+    def _read(self, question: str, pages: Sequence[Page], began: float, index: IndexView,
+              passages: Sequence[Passage] | None = None) -> Answer:
         self.stats.reads += 1
         titles = tuple(page.title for page in pages)
         several = len(index.sites) > 1
-        judged = self.judge(self.read_as(question, index), pages, index.glossary)
+        settles = self.reranker is not None and passages is not None and is_yes_no(question)
+        judged = self.judge(self.read_as(question, index), pages, index.glossary, passages,
+                            yes_no=index.query_words(reading_form(question)) if settles else None)
         if judged is None:
             # No answer to state; the best page is still worth pointing to (none when nothing matched).
             log.info("no answer to %r in %s", question, titles)
@@ -329,7 +390,7 @@ class Jarvis:
                       time.perf_counter() - began, url=shown.passage.url, pages=titles,
                       sentence=sentence_around(shown), confidence=judged.confidence,
                       abstained=abstained, site=shown.passage.site,
-                      several_sites=several, signals=judged.signals, others=judged.others)
+                      several_sites=several, signals=judged.signals, others=judged.others, verdict=judged.verdict)
 
     def unsure_pointer(self, question: str, judged: Judged, pages: Sequence[Page]) -> Span:
         """What a "not sure" reply points to and quotes (``ReaderSettings.unsure_page``): "answer", the unsure
@@ -361,25 +422,51 @@ class Jarvis:
         explicit = self.settings.answer_threshold
         return explicit if explicit is not None else model.threshold
 
-    def judge(self, question: str, pages: Sequence[Page], glossary=None) -> Judged | None:
+    def judge(self, question: str, pages: Sequence[Page], glossary=None,
+              ranked: Sequence[Passage] | None = None, yes_no: str | None = None) -> Judged | None:
         """The reader's answer in the pages with its confidence and the signals it was computed from (what
         ``ask`` answers with; ``jarvis calibrate`` fits the confidence model on them); None when none.
-        ``glossary``: the index's players' words (index.glossary.Glossary; None: the live index's)."""
-        passages = self.passages_of(pages)
-        if self.settings.max_paragraphs:   # paragraph pre-ranking: the best N, in reading order
-            passages = self.ranker.best(question, passages, self.settings.max_paragraphs)
-        if self.selector is not None:
-            passages = self.selector.select(question, passages).passages
+        ``glossary``: the index's players' words (index.glossary.Glossary; None: the live index's). ``ranked``:
+        the passages retrieval chose, best first (``retrieve``); None: every paragraph of the pages. ``yes_no``: a
+        yes/no question as the reranker reads it: what the answer's passage says to it (the reranker's yes/no head)
+        is the verdict, and its probability a signal."""
+        if ranked is not None:
+            passages = self.selector.select_ranked(question, ranked).passages if self.selector is not None \
+                else list(ranked)
+        else:
+            passages = self.passages_of(pages)
+            if self.settings.max_paragraphs:   # paragraph pre-ranking: the best N, in reading order
+                passages = self.ranker.best(question, passages, self.settings.max_paragraphs)
+            if self.selector is not None:
+                passages = self.selector.select(question, passages).passages
         candidates = self._candidates(question, passages) if passages else []
         if not candidates:
             return None
+        candidates = self.choose(candidates)
         candidates = prefer_placed(question, candidates, self.settings.placement)
         span = candidates[0]
         if glossary is None:
             glossary = self.searcher.snapshot().glossary
         signals = self.signals(question, pages, span, glossary, candidates[1:])
+        if ranked is not None:
+            signals.update(rerank_signals(span, ranked))
+        verdict = ""
+        if yes_no is not None:
+            said = self.reranker.verdict(yes_no, passage_text(span.passage.title, span.passage.section, span.passage.text))
+            if said is not None:
+                verdict = said[0]
+                signals.update({"yes_no": 1.0, "verdict_p": said[1]})
         model = self.confidence_for(span)
-        return Judged(span, signals, model.predict(signals), self.answer_threshold(model), tuple(candidates[1:]))
+        return Judged(span, signals, model.predict(signals), self.answer_threshold(model), tuple(candidates[1:]),
+                      verdict)
+
+    def choose(self, candidates: Sequence[Span]) -> list[Span]:
+        """The reader's candidates in the order of the final choice: its margin over no answer (``span_minus_null``)
+        plus ``rerank_weight`` times its passage's reranker logit, when the passages were reranked; else as read."""
+        weight = self.settings.rerank_weight
+        if not weight or any(c.passage.score is None or "span_minus_null" not in c.signals for c in candidates):
+            return list(candidates)
+        return sorted(candidates, key=lambda c: -(c.signals["span_minus_null"] + weight * c.passage.score))
 
     def _candidates(self, question: str, passages: Sequence[Passage]) -> list[Span]:
         """The reader's answer first, then its next best candidates (a reader that has only one: its answer)."""

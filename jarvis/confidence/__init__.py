@@ -20,9 +20,10 @@ import re
 from pathlib import Path
 
 from jarvis.confidence.model import ConfidenceModel, ConfidenceModelError, fit_confidence
-from jarvis.confidence.signals import agreement_signals, answer_signals, place_signals, retrieval_signals
+from jarvis.confidence.signals import (agreement_signals, answer_signals, place_signals, rerank_signals,
+                                       retrieval_signals)
 
-__all__ = ["ConfidenceModel", "ConfidenceModelError", "GUIDE", "agreement_signals", "answer_signals", "place_signals", "calibration_path", "fit_confidence",
+__all__ = ["ConfidenceModel", "ConfidenceModelError", "GUIDE", "agreement_signals", "answer_signals", "place_signals", "rerank_signals", "calibration_path", "fit_confidence",
            "load_confidence_model", "load_guide_confidence_model", "retrieval_signals", "shipped_model_path"]
 
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "readers" / "data"
