@@ -56,6 +56,9 @@ class Reranker:
             card = json.loads((self.folder / RERANKER_CARD).read_text(encoding="utf-8"))
             self.name = str(card.get("name", self.folder.name))
             self.max_tokens = int(card.get("max_tokens", self.max_tokens))
+            for name in (card.get("model", RERANKER_MODEL), "tokenizer.json"):
+                if not (self.folder / name).is_file():
+                    raise FileNotFoundError(2, "missing", str(self.folder / name))
             options = onnxruntime.SessionOptions()
             options.inter_op_num_threads = 1
             if self.threads:
