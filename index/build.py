@@ -27,6 +27,7 @@ from jarvis.index.errors import SearchIndexError
 from jarvis.index.glossary import Glossary
 from jarvis.index.layout import USER_GLOSSARY_FILE, Generation, IndexDir, IndexMeta, write_meta
 from jarvis.index.profiles import IndexProfile, get_profile
+from jarvis.index.settings import RetrievalSettings
 from jarvis.index.sources import Source, extended_sources, file_sha256, load_sources, page_key, sources_sha256
 from jarvis.index.spelling import vocabulary_counts, write_vocabulary
 from jarvis.index.writer_processes import ParallelWriter
@@ -89,7 +90,7 @@ class _Changes:
 def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.PathLike | Source],
                 index_dir: str | os.PathLike, profile: str | IndexProfile = "tuned",
                 procs: int | None = None, progress: bool = True, encoder=None,
-                glossary: Glossary | None = None) -> IndexStats:
+                glossary: Glossary | None = None, settings: RetrievalSettings | None = None) -> IndexStats:
     """Build or rebuild the index at `index_dir` from a corpus, atomically, re-indexing only what changed.
 
     ``corpus_path`` is a corpus file or a list of sources (sources.py): several wikis' corpora and the
@@ -100,7 +101,9 @@ def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.Path
     A dense profile also writes page vectors (``encoder``: a loaded dense.DenseEncoder, else one is
     loaded here); vectors of unchanged pages are copied from the live generation. ``glossary`` is the
     server's own players' words, searched with over the bundled ones; None keeps the live generation's
-    (an update of the pages never drops them), an empty Glossary() removes them.
+    (an update of the pages never drops them), an empty Glossary() removes them. ``settings``: which passage
+    encoder a dense passage profile embeds with when no ``encoder`` is given (``RetrievalSettings.encoder_model``,
+    its ONNX cache ``encoder_cache``; default: the shipped one).
     """
     profile = get_profile(profile)
     procs = procs if procs is not None else _available_cpus()
@@ -120,7 +123,8 @@ def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.Path
         changes = _diff(corpus.pages, live) if _same_profile(live, profile) else None
 
         if (live is not None and changes is not None and changes.count == 0
-                and live.meta.glossary_sha256 == meta.glossary_sha256):
+                and live.meta.glossary_sha256 == meta.glossary_sha256
+                and _same_encoder(live, profile, settings, encoder)):
             if (live.meta.corpus_sha256, live.meta.sites, live.meta.sources) != (corpus.sha256, corpus.sites,
                                                                                 corpus.sources):
                 # Same pages, different file bytes or sources named otherwise.
@@ -143,6 +147,13 @@ def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.Path
                 stats = IndexStats(layout.root, name, profile.name, pages=len(corpus.pages),
                                    indexed=len(corpus.pages), added=len(corpus.pages), procs=used)
             if profile.passages:
+                if profile.dense and encoder is None:
+                    from jarvis.index.dense import load_passage_encoder
+
+                    settings = settings or RetrievalSettings()
+                    encoder = load_passage_encoder(settings.encoder_model or None, settings.encoder_cache or None)
+                if profile.dense:
+                    meta = replace(meta, encoder=encoder.id)
                 _write_passages(corpus.pages, build_path, live, profile, encoder, progress)
             elif profile.dense:
                 _write_vectors(corpus.pages, build_path, live, encoder, progress)
@@ -161,7 +172,7 @@ def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.Path
 
 
 def ensure_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, profile: str | IndexProfile = "tuned",
-                 progress: bool = True, encoder=None) -> Path:
+                 progress: bool = True, encoder=None, settings: RetrievalSettings | None = None) -> Path:
     """The index of a corpus, built on first use and rebuilt when the corpus or profile changed.
 
     Cheap when up to date (hashes the corpus file, reads a small JSON file).
@@ -177,10 +188,12 @@ def ensure_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, p
     # An index built from the corpus and more (the server's guide added to the default index) stays so.
     extended = extended_sources(layout.root, corpus_path) if live is not None else None
     expected = sources_sha256(extended) if extended else file_sha256(corpus_path)
-    if live is not None and _same_profile(live, profile) and live.meta.corpus_sha256 == expected:
+    if live is not None and _same_profile(live, profile) and live.meta.corpus_sha256 == expected \
+            and _same_encoder(live, profile, settings):
         return layout.root
     log.info("building the index at %s from %s (first use or the corpus changed)", layout.root, corpus_path)
-    build_index(extended or corpus_path, layout.root, profile=profile, progress=progress, encoder=encoder)
+    build_index(extended or corpus_path, layout.root, profile=profile, progress=progress, encoder=encoder,
+                settings=settings)
     return layout.root
 
 
@@ -199,6 +212,18 @@ def _write_user_glossary(build_path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     elif path.exists():
         path.unlink()   # copied from the live generation, and now removed
+
+
+def _same_encoder(live: Generation, profile: IndexProfile, settings: RetrievalSettings | None, encoder=None) -> bool:
+    """A dense passage generation was embedded by the passage encoder given, else the one the settings name (else it
+    is rebuilt: vectors of two encoders are not comparable)."""
+    if not (profile.passages and profile.dense):
+        return True
+    from jarvis.index.dense import passage_encoder_id
+
+    wanted = encoder.id if encoder is not None else passage_encoder_id((settings or RetrievalSettings()).encoder_model
+                                                                        or None)
+    return not wanted or live.meta.encoder == wanted
 
 
 def _same_profile(live: Generation | None, profile: IndexProfile) -> bool:

@@ -203,6 +203,19 @@ class DenseEncoder:
         return np.stack(rows)
 
 
+def passage_encoder_id(model: str | Path | None = None) -> str:
+    """The id (``DenseEncoder.id``) of the encoder ``load_passage_encoder(model)`` loads, without loading it."""
+    folder = Path(model).expanduser() if model else (SHIPPED_ENCODER if (SHIPPED_ENCODER / ENCODER_CARD).is_file()
+                                                       else None)
+    if folder is None:
+        return ENCODER_NAME
+    try:
+        card = json.loads((folder / ENCODER_CARD).read_text(encoding="utf-8"))
+        return f"{card['name']}@{_file_digest(folder / card.get('model', ENCODER_MODEL))}"
+    except (OSError, ValueError, KeyError):
+        return ""      # unreadable: loading it will say why
+
+
 def load_passage_encoder(model: str | Path | None = None, cache: str | Path | None = None) -> DenseEncoder:
     """The passage encoder: ``model`` (a passage encoder folder) when given, else Jarvis's shipped one
     (``SHIPPED_ENCODER``), else the bundled all-MiniLM-L6-v2 (``cache``: where its ONNX export is kept)."""
