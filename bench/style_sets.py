@@ -1,13 +1,16 @@
-"""Jarvis on the question sets written in players' styles (eval/train/style, eval/dev/style): every question
-asked through the whole pipeline on the real-wiki test bed, one JSON record a question (its writer, style,
-whether its page is held out, the answer, its page, confidence, the signals, F1, the top pages), then the
-figures by writer, style and page split.
+"""Jarvis on the question sets written in players' styles and in the shapes of players' communities' questions
+(eval/train/style, eval/dev/style, eval/dev/shapes, eval/train/shapes): every question asked through the whole
+pipeline on the real-wiki test bed, one JSON record a question (its writer, style or shape, whether its page is
+held out, the answer, its page, confidence, the signals, F1, the top pages, a yes/no question's verdict), then the
+figures by writer, style (shape) and page split.
 
     python -m jarvis_lab.bench.style_sets ask --sets 'eval/dev/style/*.txt' --out records.jsonl [--no-spelling] [--as-before]
         [--model DIR] [--confidence-model FILE] [--every N]
     python -m jarvis_lab.bench.style_sets figures records.jsonl [records.jsonl ...]
 
-A set's writer and style come from its file name: ``<writer>_<style>.txt``. Asserts nothing.
+A .txt set's writer and style come from its file name (``<writer>_<style>.txt``); a .jsonl set's from each
+question's ``writer`` and ``shape``. ``--profile pages`` asks with v0.5's page retrieval (an index of its own),
+``--reranker none`` without the reranker. Asserts nothing.
 """
 from __future__ import annotations
 
@@ -52,8 +55,14 @@ def ask(args) -> None:
         jarvis.pipeline.reading_form = jarvis.question_text.reading_form = lambda question: question
         config = replace(config, reader=replace(config.reader, read_spelt=False, unsure_page="answer",
                                                 placement=replace(config.reader.placement, enabled=False)))
+    if args.reranker:
+        config = replace(config, reader=replace(config.reader, reranker=args.reranker))
+    if args.rerank_weight is not None:
+        config = replace(config, reader=replace(config.reader, rerank_weight=args.rerank_weight))
     corpus = realbed_corpus(config.home, PAGES, config.crawl, progress=False)
-    index_dir = ensure_index(corpus, config.home / "eval-indexes" / corpus_key(corpus) / "tuned", progress=False)  # the eval's
+    index_dir = Path(args.index) if args.index else ensure_index(
+        corpus, config.home / "eval-indexes" / corpus_key(corpus) / args.profile, profile=args.profile,
+        progress=False)  # the eval's
     resolver = PageResolver(read_corpus(corpus))
     held = {t.casefold() for t in heldout_titles(PAGES)}
     paths = sorted({p for pattern in args.sets for p in glob.glob(pattern)})
@@ -66,6 +75,8 @@ def ask(args) -> None:
         for path in paths:
             writer, _, style = Path(path).stem.partition("_")
             for q in load_questions(path)[::args.every]:
+                if q.writer or q.shape:
+                    writer, style = q.writer or writer, q.shape or style
                 answer = jarvis.ask(q.text)
                 page = resolver.find(q.expected_title)
                 canonical = page.title if page else q.expected_title
@@ -79,6 +90,7 @@ def ask(args) -> None:
                     "points_to_expected": bool(answer.title) and resolver.same_page(q.expected_title, answer.title),
                     "top3": any(resolver.same_page(q.expected_title, t) for t in answer.pages[:3]),
                     "signals": answer.signals, "seconds": answer.seconds,
+                    "verdict": q.verdict, "said": getattr(answer, "verdict", ""),
                     "others": [{"text": o.text, "title": o.passage.title, "section": list(o.passage.section),
                                 "paragraph": o.passage.text[:300], "signals": o.signals,
                                 "f1": best_f1(o.text, q.answers)} for o in answer.others]}) + "\n")
@@ -146,6 +158,10 @@ def main() -> None:
     p.add_argument("--model", help="the reader to ask with (a folder written by jarvis train-reader; default: the configured)")
     p.add_argument("--confidence-model", help="the confidence model to judge with (default: the reader's own)")
     p.add_argument("--no-spelling", action="store_true", help="search the words as typed")
+    p.add_argument("--profile", default="tuned", help="the index profile to build and ask from (default: tuned)")
+    p.add_argument("--index", help="an index to ask from (default: the profile's, built under $JARVIS_HOME)")
+    p.add_argument("--reranker", help="the reranker ('jarvis', a folder, 'none'; default: the configured)")
+    p.add_argument("--rerank-weight", type=float, help="the reranker's weight in the final choice")
     p.add_argument("--search-only", action="store_true", help="retrieval alone: the top 3 pages of each question")
     p.add_argument("--as-before", action="store_true",
                    help="read and search every question as typed, as Jarvis did before its reading form and spelling")

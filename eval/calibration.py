@@ -231,7 +231,7 @@ def run_calibration(options: CalibrationOptions, config, reader_name: str | None
     from jarvis.assembly import assemble
     from jarvis.readers import load_reader
 
-    index_dir = options.index_dir or ensure_index(options.corpus, config.home / "calibration-index",
+    index_dir = options.index_dir or ensure_index(options.corpus, config.home / "calibration-index", settings=config.retrieval,
                                                   progress=options.progress)
     resolver = PageResolver(read_corpus(options.corpus))
     with Searcher(index_dir, config.retrieval) as searcher:

@@ -1,6 +1,15 @@
-"""The question file: one question a line, ``question|expected page title|answer|answer|...``; ``#`` starts a comment."""
+"""Question files.
+
+- ``.txt`` (the design contract): one question a line, ``question|expected page title|answer|answer|...``;
+  ``#`` starts a comment.
+- ``.jsonl``: one JSON object a line, ``{"question", "page", "answers": [...]}`` and optionally ``"section"`` (the
+  heading path of the passage that holds the golds; ``[]`` for the lead), ``"shape"`` (inverse, superlative,
+  yesno, count, pair, riddle, blank, trivia, ...), ``"verdict"`` ("yes"/"no", yes/no questions), ``"pair"`` (the id
+  two confusable questions share) and ``"writer"``.
+"""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +30,11 @@ class Question:
     expected_title: str
     answers: tuple[str, ...]
     line: int
+    shape: str = ""                          # the kind of question ("" when the file does not say)
+    section: tuple[str, ...] | None = None   # the heading path of the passage holding the golds (None: unknown)
+    verdict: str = ""                        # "yes" / "no" for a yes/no question
+    writer: str = ""
+    pair: str = ""                           # the id two confusable questions share
 
 
 def parse_questions(text: str, source: str = "<questions>") -> list[Question]:
@@ -43,6 +57,34 @@ def parse_questions(text: str, source: str = "<questions>") -> list[Question]:
     return questions
 
 
+def parse_jsonl_questions(text: str, source: str = "<questions>") -> list[Question]:
+    questions = []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        try:
+            item = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise QuestionFileError(f"{source}:{lineno}: not a JSON object ({exc.msg})") from None
+        question, title = item.get("question") if isinstance(item, dict) else None, None
+        if isinstance(item, dict):
+            title = item.get("page") or item.get("title")
+            answers = item.get("answers")
+        if not isinstance(question, str) or not question.strip() or not isinstance(title, str) or not title.strip() \
+                or not isinstance(answers, list) or not [a for a in answers if isinstance(a, str) and a.strip()]:
+            raise QuestionFileError(f"{source}:{lineno}: expected {{\"question\", \"page\", \"answers\": [...]}}, "
+                                    f"got {raw.strip()[:120]!r}")
+        section = item.get("section")
+        questions.append(Question(question.strip(), title.strip(), tuple(a.strip() for a in answers if isinstance(a, str) and a.strip()),
+                                  lineno, shape=str(item.get("shape") or ""),
+                                  section=tuple(section) if isinstance(section, list) else None,
+                                  verdict=str(item.get("verdict") or ""), writer=str(item.get("writer") or ""),
+                                  pair=str(item.get("pair") or "")))
+    if not questions:
+        raise QuestionFileError(f"{source}: no questions found")
+    return questions
+
+
 def _strip_comment(line: str) -> str:
     """A ``#`` preceded by whitespace starts a comment; one inside a word (e.g. 'C#') does not."""
     for i, ch in enumerate(line):
@@ -59,4 +101,6 @@ def load_questions(path: str | Path) -> list[Question]:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise QuestionFileError(f"{path}: not UTF-8 text ({exc.reason})") from exc
+    if path.suffix == ".jsonl":
+        return parse_jsonl_questions(text, source=str(path))
     return parse_questions(text, source=str(path))

@@ -95,12 +95,12 @@ def run_eval(options: EvalOptions, config) -> EvalReport:
 
     # One set of indexes per corpus file: evaluating two corpora in turn must not rebuild each time.
     eval_home = config.home / "eval-indexes" / corpus_key(options.corpus)
-    tuned_dir = options.index_dir or ensure_index(options.corpus, eval_home / "tuned", profile="tuned",
+    tuned_dir = options.index_dir or ensure_index(options.corpus, eval_home / "tuned", profile="tuned", settings=config.retrieval,
                                                   progress=options.progress)
     profiles = {"tuned": tuned_dir}
     if not options.quick:
         for profile in ("lexical", "baseline"):   # v0.1's lexical-only index and the original's baseline
-            profiles[profile] = ensure_index(options.corpus, eval_home / profile, profile=profile,
+            profiles[profile] = ensure_index(options.corpus, eval_home / profile, profile=profile, settings=config.retrieval,
                                              progress=options.progress)
     configs: list[ConfigResult] = []
     with ExitStack() as stack:

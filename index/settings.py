@@ -50,3 +50,14 @@ class RetrievalSettings:
     # Read a question's chat spelling and typos against the index's words before searching (spelling.py;
     # indexes whose profile keeps a vocabulary). Off: the words as typed.
     spelling: bool = True
+    # Passage profiles (profiles.py): the passage encoder, a folder trained by `jarvis train-encoder` ("": Jarvis's
+    # shipped one, else all-MiniLM-L6-v2); it must be the one the index was built with (the vectors record it).
+    encoder_model: str = ""
+    # A passage profile ranks pages by their best passages: of at least this many (10 a page asked for, else).
+    page_passages: int = 30
+
+    def fused_part(self, rank: int, scaled: float) -> float:
+        """One ranking's share of a fused score: the scaled score ("scores"), or 1 / (rrf_k + 1 + rank) ("rrf")."""
+        if self.fusion == "rrf":
+            return 1.0 / (self.rrf_k + 1 + rank)
+        return scaled

@@ -42,6 +42,7 @@ class Answer:
     signals: dict = field(default_factory=dict, compare=False, repr=False)
     # The reader's next best candidates (readers.base.Span), best first: what else the pages might say.
     others: tuple = field(default=(), compare=False, repr=False)
+    verdict: str = ""       # a yes/no question: "yes" or "no", what the answer's passage says ("" otherwise)
 
     @property
     def found(self) -> bool:

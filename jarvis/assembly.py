@@ -32,6 +32,7 @@ from jarvis.confidence import AnswerPolicy, load_answer_policy
 from jarvis.readers import load_reader
 from jarvis.readers.base import Reader
 from jarvis.readers.ranking import PassageRanker
+from jarvis.readers.rerank import load_reranker
 
 if TYPE_CHECKING:
     from jarvis.pipeline import Jarvis, Retriever
@@ -77,6 +78,9 @@ def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "
             policy = load_answer_policy(reader, settings, config.home)
         ranker = PassageRanker(settings.passages)
         selector = passage_selector(reader, settings, ranker)
+        reranker = load_reranker(settings.reranker, settings.threads)
+        if reranker is not None:
+            reranker.warm_up()
     except BaseException:
         if owned:
             searcher.close()
@@ -87,4 +91,4 @@ def assemble(config: Config, index_dir: str | Path | None = None, *, searcher: "
 
         taught = TaughtAnswers.of_index(config, index_dir)
     return Jarvis(searcher, reader, policy, settings, config.top_k, selector=selector, ranker=ranker,
-                  owns_searcher=owned, taught=taught)
+                  reranker=reranker, owns_searcher=owned, taught=taught)

@@ -173,6 +173,14 @@ class ReaderSettings:
     # against the index's words ("wat do endermn drop" is read as "what do enderman drop"; index/spelling.py).
     # Off: the question as typed (case and closing punctuation aside, question_text.reading_form).
     read_spelt: bool = True
+    # Passage retrieval (an index built with a passage profile, index/profiles.py): the reranker that orders the
+    # index's best passages before the reader reads them (jarvis/readers/rerank.py): "jarvis" (the shipped one;
+    # none when it is not there), a reranker folder, or "none" (the index's fused order).
+    reranker: str = "jarvis"
+    rerank_depth: int = 30              # the index's best passages the reranker orders (the reader reads the best)
+    # The final choice among the reader's candidates: its margin over no answer plus this many times its passage's
+    # reranker logit (0: the reader's order alone). Chosen on the fitting sets (docs/retrieval.md).
+    rerank_weight: float = 0.5
 
 
 @dataclass(frozen=True)

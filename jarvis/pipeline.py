@@ -27,12 +27,16 @@ from jarvis.answer import Answer
 from jarvis.crawler.guide import GUIDE_PAGE_KIND, GUIDE_SITE
 from jarvis.crawler.sentences import split_sentences
 from jarvis.config import ReaderSettings
-from jarvis.confidence import AnswerPolicy, Decision, agreement_signals, answer_signals, place_signals, retrieval_signals
+from jarvis.confidence import (AnswerPolicy, Decision, agreement_signals, answer_signals, place_signals, rerank_signals,
+                               retrieval_signals)
+from jarvis.index.passages import passage_text
 from jarvis.lexical import TermAnalyzer
 from jarvis.question_text import check_question, normalize_question, reader_question, reading_form
 from jarvis.readers.base import Passage, Reader, Span, sentence_around
 from jarvis.readers.passages import PassageSelector
 from jarvis.readers.placement import prefer_placed
+from jarvis.readers.question_kinds import is_yes_no
+from jarvis.readers.rerank import Reranker
 from jarvis.readers.ranking import PassageRanker
 
 log = logging.getLogger(__name__)
@@ -63,6 +67,16 @@ class IndexView(Protocol):
 
     def query(self, question: str):
         """The question read for searching, once (index.SearchQuery: spelt, expanded, as words)."""
+
+    @property
+    def has_passages(self) -> bool:
+        """Whether it ranks passages (a passage profile) rather than pages."""
+
+    def passages(self, query, k: int = 30) -> list:
+        """The best k passages (index.PassageHit) for a question, or one read already (``query``), best first."""
+
+    def page(self, key: str):
+        """A page (index.Hit) by its key, with all its paragraphs."""
 
 
 class Retriever(Protocol):
@@ -98,6 +112,7 @@ class Judged:
     signals: dict           # what the confidence model weighed
     decision: Decision      # the policy's rule, the probability that it is right, and the threshold
     others: tuple[Span, ...] = ()   # the reader's next best candidates, best first
+    verdict: str = ""               # a yes/no question: "yes" or "no", as the answer's passage says ("" otherwise)
 
     @property
     def confidence(self) -> float:
@@ -157,6 +172,8 @@ class Jarvis:
     selector: PassageSelector | None = None
     # Ranks the paragraphs for the pre-ranking of settings.max_paragraphs (None: one with settings.passages).
     ranker: PassageRanker | None = None
+    # Orders an index's best passages before the reader reads them (jarvis/readers/rerank.py); None: their fused order.
+    reranker: Reranker | None = None
     owns_searcher: bool = True      # close() closes the searcher (not when a caller shares one)
     stats: AskStats = field(default_factory=AskStats)
     # The admin's taught answers (jarvis/taught.py: TaughtAnswers), consulted before retrieval; None: none.
@@ -189,7 +206,8 @@ class Jarvis:
                 self.stats.cache_hits += 1
                 return replace(cached, question=question, seconds=time.perf_counter() - began, cached=True)
             query = index.query(reading_form(question))   # spelt and expanded once, for the search and the reading
-            answer = self._read(question, self.hits(query, index), began, index, query)
+            pages, passages = self.retrieve(query, index)
+            answer = self._read(question, pages, began, index, query, passages)
             self._cache.put(key, answer)
             return answer
 
@@ -215,6 +233,43 @@ class Jarvis:
         guide_won = bool(hits) and hits[0].page_kind == GUIDE_PAGE_KIND
         return [hit for hit in hits if (hit.page_kind == GUIDE_PAGE_KIND) == guide_won][:self.top_k]
 
+    def retrieve(self, question, index: IndexView | None = None) -> tuple[list, list[Passage] | None]:
+        """The pages and passages to read for ``question`` (text, or an index.SearchQuery read already). An index of
+        pages: the top pages (``hits``), every paragraph a candidate (None). An index of passages: its best
+        passages, ordered by the reranker when there is one (each ``Passage.score`` its logit; the reranker reads the
+        question as the search did), kept to one side when the server's guide is in the index (the side of the best
+        passage, as ``hits`` does for pages); the pages are theirs, each ranked by its best passage."""
+        index = index or self.searcher.snapshot()
+        if not getattr(index, "has_passages", False):
+            return self.hits(question, index), None
+        query = question if hasattr(question, "words") else index.query(question)
+        hits = index.passages(query, self.settings.rerank_depth)
+        if not hits:
+            return [], []
+        scores = None
+        if self.reranker is not None:
+            scores = self.reranker.run(query.words, [passage_text(h.title, h.section, h.text) for h in hits])
+            order = sorted(range(len(hits)), key=lambda i: (-scores[i], i))
+            hits = [hits[i] for i in order]
+            scores = [scores[i] for i in order]
+        if GUIDE_SITE in index.sites:
+            guide_won = hits[0].page_kind == GUIDE_PAGE_KIND
+            kept = [i for i, h in enumerate(hits) if (h.page_kind == GUIDE_PAGE_KIND) == guide_won]
+            hits, scores = [hits[i] for i in kept], [scores[i] for i in kept] if scores is not None else None
+        page_order: dict[str, int] = {}
+        for hit in hits:
+            page_order.setdefault(hit.key, len(page_order))
+        passages = [Passage(h.title, h.text, page_order[h.key], h.index, h.url, section=tuple(h.section),
+                            page_score=h.page_score, page_kind=h.page_kind, site=h.site,
+                            score=scores[i] if scores is not None else h.score)
+                    for i, h in enumerate(hits)]
+        best = {}
+        for i, hit in enumerate(hits):
+            best.setdefault(hit.key, (scores[i] if scores is not None else hit.score, hit))
+        pages = [replace(index.page(key), score=score, lexical_rank=hit.lexical_rank, dense_rank=hit.dense_rank)
+                 for key, (score, hit) in list(best.items())[:self.top_k]]
+        return pages, passages
+
     def read_pages(self, question: str, pages: Sequence[Page]) -> Answer:
         """Answer from the given pages, best first (no retrieval, no cache): the eval's QA mode."""
         began = time.perf_counter()
@@ -230,7 +285,8 @@ class Jarvis:
                         page_kind=getattr(page, "page_kind", "article"), site=getattr(page, "site", ""))
                 for rank, page in enumerate(pages) for index, text in enumerate(page.paragraphs)]
 
-    def _read(self, question: str, pages: Sequence[Page], began: float, index: IndexView, query=None) -> Answer:
+    def _read(self, question: str, pages: Sequence[Page], began: float, index: IndexView, query=None,
+              passages: Sequence[Passage] | None = None) -> Answer:
         self.stats.reads += 1
         titles = tuple(page.title for page in pages)
         several = len(index.sites) > 1
@@ -238,7 +294,8 @@ class Jarvis:
         # The question with the players' words expanded, as the search expanded it when the reader reads it spelt
         # as searched (the same words); else expanded in judge.
         expanded = query.expanded if query is not None and self.settings.read_spelt else None
-        judged = self.judge(read, pages, index.glossary, expanded)
+        settles = self.reranker is not None and passages is not None and query is not None and is_yes_no(question)
+        judged = self.judge(read, pages, index.glossary, expanded, passages, yes_no=query.words if settles else None)
         if judged is None:
             # No answer to state; the best page is still worth pointing to (none when nothing matched).
             log.info("no answer to %r in %s", question, titles)
@@ -253,7 +310,7 @@ class Jarvis:
                       sentence=sentence_around(shown), confidence=decision.confidence,
                       abstained=not decision.stated, site=shown.passage.site, several_sites=several,
                       rule=decision.rule, threshold=decision.threshold, passage=span.passage, start=span.start,
-                      end=span.end, signals=judged.signals, others=judged.others)
+                      end=span.end, signals=judged.signals, others=judged.others, verdict=judged.verdict)
 
     def unsure_pointer(self, question: str, judged: Judged, pages: Sequence[Page]) -> Span:
         """What a "not sure" reply points to and quotes (``ReaderSettings.unsure_page``): "answer", the unsure
@@ -274,26 +331,51 @@ class Jarvis:
         end = next((e for _, e in split_sentences(passage.text)), len(passage.text))
         return Span(passage.text[:end], 0.0, passage, 0, end)
 
-    def judge(self, question: str, pages: Sequence[Page], glossary=None, expanded: str | None = None) -> Judged | None:
+    def judge(self, question: str, pages: Sequence[Page], glossary=None, expanded: str | None = None,
+              ranked: Sequence[Passage] | None = None, yes_no: str | None = None) -> Judged | None:
         """The reader's answer in the pages with its confidence and the signals it was computed from (what
         ``ask`` answers with; ``jarvis calibrate`` fits the confidence model on them); None when none.
         ``glossary``: the index's players' words (index.glossary.Glossary; None: the live index's);
-        ``expanded``: the question expanded with them already (None: expanded here)."""
-        passages = self.passages_of(pages)
-        if self.settings.max_paragraphs:   # paragraph pre-ranking: the best N, in reading order
-            passages = self.ranker.best(question, passages, self.settings.max_paragraphs)
-        if self.selector is not None:
-            passages = self.selector.select(question, passages).passages
+        ``expanded``: the question expanded with them already (None: expanded here). ``ranked``: the passages
+        retrieval chose, best first (``retrieve``); None: every paragraph of the pages. ``yes_no``: a yes/no question
+        as the reranker reads it: what the answer's passage says to it (the reranker's yes/no head) is the verdict,
+        and its probability a signal."""
+        if ranked is not None:
+            passages = self.selector.select_ranked(question, ranked).passages if self.selector is not None \
+                else list(ranked)
+        else:
+            passages = self.passages_of(pages)
+            if self.settings.max_paragraphs:   # paragraph pre-ranking: the best N, in reading order
+                passages = self.ranker.best(question, passages, self.settings.max_paragraphs)
+            if self.selector is not None:
+                passages = self.selector.select(question, passages).passages
         candidates = self._candidates(question, passages) if passages else []
         if not candidates:
             return None
+        candidates = self.choose(candidates)
         candidates = prefer_placed(question, candidates, self.settings.placement)
         span = candidates[0]
         if expanded is None:
             glossary = glossary if glossary is not None else self.searcher.snapshot().glossary
             expanded = glossary.expand(question) if glossary is not None else question
         signals = self.signals(question, pages, span, expanded, candidates[1:])
-        return Judged(span, signals, self.policy.judge(span.passage.site, signals), tuple(candidates[1:]))
+        if ranked is not None:
+            signals.update(rerank_signals(span, ranked))
+        verdict = ""
+        if yes_no is not None:
+            said = self.reranker.verdict(yes_no, passage_text(span.passage.title, span.passage.section, span.passage.text))
+            if said is not None:
+                verdict = said[0]
+                signals.update({"yes_no": 1.0, "verdict_p": said[1]})
+        return Judged(span, signals, self.policy.judge(span.passage.site, signals), tuple(candidates[1:]), verdict)
+
+    def choose(self, candidates: Sequence[Span]) -> list[Span]:
+        """The reader's candidates in the order of the final choice: its margin over no answer (``span_minus_null``)
+        plus ``rerank_weight`` times its passage's reranker logit, when the passages were reranked; else as read."""
+        weight = self.settings.rerank_weight
+        if not weight or any(c.passage.score is None or "span_minus_null" not in c.signals for c in candidates):
+            return list(candidates)
+        return sorted(candidates, key=lambda c: -(c.signals["span_minus_null"] + weight * c.passage.score))
 
     def _candidates(self, question: str, passages: Sequence[Passage]) -> list[Span]:
         """The reader's answer first, then its next best candidates (``Reader.candidates``)."""

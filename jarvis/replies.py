@@ -3,6 +3,7 @@ to read when it is not, "I don't know" when no page matched. Every text made of 
 jarvis/answer.py) is made here, or from ``compose_reply`` by the chat's lines (jarvis/bridge/chat.py).
 
     stated:   0-2 Leather and 1-3 Raw beef — "When killed, an adult cow drops 0-2 Leather and 1-3 Raw beef" (source: Cow)
+    yes/no:   no — "Beds explode when used in the Nether." (source: Bed)
     unsure:   not sure — the Cow page says: "When killed, an adult cow drops 0-2 Leather ..." http://…/w/Cow
               (a title with its own article keeps it alone: "not sure — The Nether page says: …")
     unknown:  I don't know.
@@ -55,6 +56,12 @@ def compose_reply(answer: Answer, budget: int = REPLY_BUDGET) -> str:
             return f'{head}"{_cut_around(quote, text, room)}"{tail}'
         return shorten(f"{NOT_SURE} — see {page}{tail or '.'}", budget)
     source = f" (source: {title}, {site})" if site else f" (source: {title})"
+    verdict = answer.verdict
+    if verdict:     # a yes/no question: the verdict, then the sentence that settles it
+        quote = sentence or text
+        room = budget - len(verdict) - len(DASH) - len(source) - 2
+        return f'{verdict}{DASH}"{_cut_around(quote, text, room)}"{source}' if room >= MIN_QUOTE \
+            else shorten(verdict + DASH + quote, budget - len(source)) + source
     if sentence and not _says_only(sentence, text):
         room = budget - len(text) - len(DASH) - len(source) - 2
         if room >= MIN_QUOTE:
@@ -85,7 +92,7 @@ def answer_json(answer: Answer) -> dict:
             "pages": list(answer.pages), "cached": answer.cached, "confidence": round(answer.confidence, 4),
             "abstained": answer.abstained, "reply": compose_reply(answer), "sentence": answer.sentence,
             "site": answer.site, "rule": answer.rule,
-            "threshold": None if answer.threshold is None else round(answer.threshold, 4)}
+            "threshold": None if answer.threshold is None else round(answer.threshold, 4), "verdict": answer.verdict}
 
 
 def named_site(answer: Answer) -> str:

@@ -30,11 +30,12 @@ def default_threads() -> int:
 
 def set_threads(threads: int = 0) -> int:
     """The process's CPU threads for model inference (``ReaderSettings.threads``; 0: ``default_threads()``):
-    torch's intra-op threads and the span reader's onnxruntime sessions. The count set."""
+    torch's intra-op threads, the span reader's onnxruntime sessions and FAISS's. The count set."""
     global _threads
     _threads = threads or default_threads()
     count = _threads
     when_imported("torch", "threads", lambda torch: torch.set_num_threads(count))
+    when_imported("faiss", "threads", lambda faiss: faiss.omp_set_num_threads(count))   # the passage vectors' search
     return count
 
 

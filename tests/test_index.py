@@ -20,7 +20,7 @@ from jarvis.index.errors import BUILD, REBUILD
 from jarvis.index import (IndexCorruptError, IndexNotFoundError, SearchIndexError, Searcher, build_index, ensure_index,
                    question_words)
 from jarvis.index.coord import coordinate
-from jarvis.index.profiles import TUNED
+from jarvis.index.profiles import PAGES
 
 
 def minecraft_pages() -> list[Page]:
@@ -79,7 +79,7 @@ def corpus(tmp_path_factory) -> Path:
     return corpus_of(tmp_path_factory.mktemp("corpus"), minecraft_pages())
 
 
-@pytest.fixture(scope="module", params=["tuned", "lexical", "baseline"])
+@pytest.fixture(scope="module", params=["tuned", "lexical", "pages", "baseline"])
 def any_index(request, tmp_path_factory, corpus) -> Path:
     index_dir = tmp_path_factory.mktemp(f"index-{request.param}")
     build_index(corpus, index_dir, profile=request.param, progress=False)
@@ -246,12 +246,12 @@ def synthetic_corpus(tmp_path_factory) -> Path:
 
 def test_coordinated_or_computes_the_coordination_bonus_exactly(tmp_path, synthetic_corpus):
     """(BM25F + (matching - 1) / (n - 0.9)^2) * (n - 1) / n for every page, with and without pruning."""
-    build_index(synthetic_corpus, tmp_path / "ix", progress=False)
+    build_index(synthetic_corpus, tmp_path / "ix", profile="pages", progress=False)   # a Whoosh-searched profile
     ix = whoosh_index.open_dir(str(next((tmp_path / "ix").glob("gen-*"))))
     rng = random.Random(5)
     vocabulary = "creeper cow iron diamond torch chest craft smelt explode tame bed wool stone sword".split()
-    with ix.searcher(weighting=TUNED.weighting()) as searcher:
-        parser = TUNED.parser(ix.schema)
+    with ix.searcher(weighting=PAGES.weighting()) as searcher:
+        parser = PAGES.parser(ix.schema)
         for _ in range(30):
             words = " ".join(rng.sample(vocabulary, rng.randint(2, 5)))
             query = parser.parse(words)

@@ -95,3 +95,34 @@ def build_distilbert_qa_model(out_dir: Path, texts: Iterable[str], tokenizer_voc
     tokenizer.save_pretrained(model_dir)
     model.save_pretrained(model_dir)
     return model_dir
+
+
+def build_bert_models(out_dir: Path, texts: Iterable[str], tokenizer_vocab: int = 600, seed: int = 0,
+                      **config: int) -> tuple[Path, Path]:
+    """Train an uncased WordPiece tokenizer on ``texts`` and make two random BERT models of one tiny shape (2 layers,
+    hidden 64), saved like downloaded ones: an encoder (``BertModel``: what Jarvis's passage encoder starts from) and
+    a QA model (``BertForQuestionAnswering``: what its reader and reranker start from). Returns (encoder, qa) dirs."""
+    import torch
+    from tokenizers import BertWordPieceTokenizer
+    from transformers import BertConfig, BertForQuestionAnswering, BertModel, BertTokenizerFast
+
+    out_dir = Path(out_dir)
+    vocab_dir = out_dir / "wordpiece"
+    vocab_dir.mkdir(parents=True, exist_ok=True)
+    wordpiece = BertWordPieceTokenizer(lowercase=True)
+    wordpiece.train_from_iterator(list(texts), vocab_size=tokenizer_vocab, min_frequency=1,
+                                  special_tokens=BERT_SPECIAL_TOKENS, show_progress=False)
+    wordpiece.save_model(str(vocab_dir))
+    tokenizer = BertTokenizerFast(str(vocab_dir / "vocab.txt"), do_lower_case=True, model_max_length=512)
+    settings = dict(vocab_size=len(tokenizer), hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+                    intermediate_size=128, max_position_embeddings=512)
+    settings.update(config)
+    dirs = []
+    for name, cls in (("encoder", BertModel), ("qa", BertForQuestionAnswering)):
+        torch.manual_seed(seed)
+        model = cls(BertConfig(pad_token_id=tokenizer.pad_token_id, **settings))
+        model_dir = out_dir / name
+        tokenizer.save_pretrained(model_dir)
+        model.save_pretrained(model_dir)
+        dirs.append(model_dir)
+    return dirs[0], dirs[1]

@@ -42,7 +42,8 @@ def cmd_crawl(args: argparse.Namespace, config: Config) -> int:
         # An index of several sources (other wikis, the guide) is rebuilt from all of them.
         sources = sources_with(Path(args.index), Path(args.out))
         set_up_models(config, answering=False)
-        stats = build_index(sources, Path(args.index), progress=not args.quiet)  # incremental by fingerprint
+        stats = build_index(sources, Path(args.index), progress=not args.quiet,   # incremental by fingerprint
+                            settings=config.retrieval)
         print(stats.summary())
     elif args.update:
         print(f"to bring an index up to date (only the changed pages): jarvis index --corpus {args.out} --index DIR")
@@ -65,7 +66,7 @@ def cmd_index(args: argparse.Namespace, config: Config) -> int:
     set_up_models(config, answering=False)
     try:
         stats = build_index(sources, Path(args.index), profile=args.profile, procs=args.procs,
-                            progress=not args.quiet, glossary=glossary)
+                            progress=not args.quiet, glossary=glossary, settings=config.retrieval)
     except SiteClashError as exc:
         where = f" (--site NAME after --corpus {exc.path})" if exc.path else ""
         raise JarvisError(f"{first_line(exc)}{where}") from exc

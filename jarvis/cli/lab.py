@@ -18,9 +18,12 @@ log = logging.getLogger(__name__)
 
 
 def register(commands: Commands) -> None:
+    from jarvis.cli import lab_retrieval
+
     for add_command in (_eval_command, _calibrate_command, _train_reader_command, _average_readers_command,
                         _teacher_base_command, _sample_wiki_command, _realbed_wiki_command):
         add_command(commands)
+    lab_retrieval.register(commands)
 
 
 def cmd_eval(args: argparse.Namespace, config: Config) -> int:
@@ -156,16 +159,12 @@ def _reader_folder(name: str) -> str:
     return str(SHIPPED_READER) if name == "jarvis" else name
 
 
-def _training_examples(args: argparse.Namespace, config: Config, options) -> list:
-    """The SQuAD 2.0 shaped examples of ``--questions``: contexts from the corpora, wrong pages from a search."""
-    from jarvis.crawler.corpus import read_corpus
-    from jarvis.crawler.guide import read_guide
+def training_questions(args: argparse.Namespace, config: Config) -> tuple[list[Path], list]:
+    """The corpora training reads (``--realbed`` first, then ``--corpus``; the bundled one when none is named) and
+    the questions of ``--questions`` to train on, each with its file's name: (corpora, [(file name, Question)]).
+    Left out: questions about the test bed's held-out pages, and those asked in a ``--held-back`` set."""
     from jarvis.eval.questions import load_questions
-    from jarvis.eval.runner import corpus_key
-    from jarvis.index import Searcher, ensure_index
-    from jarvis.question_text import normalize_question, reader_question
-    from jarvis.readers.ranking import PassageRanker
-    from jarvis.training import GoldQuestion, build_examples, search_all
+    from jarvis.question_text import normalize_question
 
     corpora = [Path(c) for c in args.corpus or []]
     excluded: set[str] = set()
@@ -175,13 +174,28 @@ def _training_examples(args: argparse.Namespace, config: Config, options) -> lis
         corpora.insert(0, realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=not args.quiet))
         excluded = {title.casefold() for title in heldout_titles(config.realbed_pages)}
     corpora = corpora or [config.bundled_corpus]
-    questions = [GoldQuestion(q.text, q.expected_title, q.answers) for path in args.questions
-                 for q in load_questions(path)]
+    questions = [(Path(path).stem, q) for path in args.questions for q in load_questions(path)]
     held_back = {normalize_question(q.text) for path in args.held_back or [] for q in load_questions(path)}
-    kept = [q for q in questions if q.title.casefold() not in excluded and normalize_question(q.text) not in held_back]
+    kept = [(name, q) for name, q in questions
+            if q.expected_title.casefold() not in excluded and normalize_question(q.text) not in held_back]
     if len(kept) < len(questions):
         log.warning("left out %d questions about held-out pages or asked in a held-back set (never trained on)",
                     len(questions) - len(kept))
+    return corpora, kept
+
+
+def _training_examples(args: argparse.Namespace, config: Config, options) -> list:
+    """The SQuAD 2.0 shaped examples of ``--questions``: contexts from the corpora, wrong pages from a search."""
+    from jarvis.crawler.corpus import read_corpus
+    from jarvis.crawler.guide import read_guide
+    from jarvis.eval.runner import corpus_key
+    from jarvis.index import Searcher, ensure_index
+    from jarvis.question_text import reader_question
+    from jarvis.readers.ranking import PassageRanker
+    from jarvis.training import GoldQuestion, build_examples, search_all
+
+    corpora, chosen = training_questions(args, config)
+    kept = [GoldQuestion(q.text, q.expected_title, q.answers) for _, q in chosen]
     # The wrong pages retrieval returns come from the first corpus's index.
     index_dir = Path(args.index) if args.index else ensure_index(
         corpora[0], config.home / "eval-indexes" / corpus_key(corpora[0]) / "tuned", profile="tuned",

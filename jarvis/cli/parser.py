@@ -19,7 +19,7 @@ from jarvis.readers import READERS
 GROUPS = ("play", "build", "admin", "lab")
 # The index profiles (index/profiles.py's PROFILES, kept equal by a test): named here so that parsing
 # the command line does not import the index stage.
-INDEX_PROFILES = ("tuned", "lexical", "baseline")
+INDEX_PROFILES = ("tuned", "lexical", "pages", "baseline")
 
 Handler = Callable[[argparse.Namespace, Config], int]
 

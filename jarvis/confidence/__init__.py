@@ -32,11 +32,12 @@ from pathlib import Path
 
 from jarvis.confidence.model import ConfidenceModel, ConfidenceModelError, fit_confidence
 from jarvis.confidence.policy import AnswerPolicy, Decision, likely_wrong, stated
-from jarvis.confidence.signals import agreement_signals, answer_signals, place_signals, retrieval_signals
+from jarvis.confidence.signals import (agreement_signals, answer_signals, place_signals, rerank_signals,
+                                       retrieval_signals)
 
 __all__ = ["AnswerPolicy", "ConfidenceModel", "ConfidenceModelError", "Decision", "GUIDE_SUFFIX",
            "agreement_signals", "answer_signals", "calibration_path", "fit_confidence", "fitted_model_path",
-           "likely_wrong", "load_answer_policy", "place_signals", "retrieval_signals", "shipped_model_path",
+           "likely_wrong", "load_answer_policy", "place_signals", "rerank_signals", "retrieval_signals", "shipped_model_path",
            "stated"]
 
 log = logging.getLogger(__name__)

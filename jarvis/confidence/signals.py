@@ -118,3 +118,21 @@ def _token_f1(a: str, b: str) -> float:
         return 0.0
     precision, recall = common / len(left), common / len(right)
     return 2 * precision * recall / (precision + recall)
+
+
+def rerank_signals(span, ranked: Sequence) -> dict[str, float]:
+    """How the reranker scored the passages (``ranked``: readers.base.Passage, best first, each ``score`` its logit)
+    and the answer's (``span``, readers.base.Span) among them; {} when the passages were not reranked.
+
+    - ``rerank_answer``: the answer's passage's logit; ``rerank_top``: the best passage's;
+    - ``rerank_below_top``: how far the answer's passage is below the best;
+    - ``rerank_page_margin``: how far the best passage of the answer's page leads the best of any other page.
+    """
+    scored = [p for p in ranked if p.score is not None]
+    if not scored or span.passage.score is None:
+        return {}
+    top = max(p.score for p in scored)
+    own = max((p.score for p in scored if p.title == span.passage.title), default=span.passage.score)
+    other = max((p.score for p in scored if p.title != span.passage.title), default=own - 10.0)
+    return {"rerank_answer": span.passage.score, "rerank_top": top, "rerank_below_top": top - span.passage.score,
+            "rerank_page_margin": own - other}

@@ -118,7 +118,7 @@ def answer_to_json(answer: Answer) -> dict:
             "seconds": answer.seconds, "url": answer.url, "pages": list(answer.pages), "cached": answer.cached,
             "sentence": answer.sentence, "confidence": answer.confidence, "abstained": answer.abstained,
             "site": answer.site, "several_sites": answer.several_sites, "rule": answer.rule,
-            "threshold": answer.threshold}
+            "threshold": answer.threshold, "verdict": answer.verdict}
 
 
 def answer_from_json(data: object, question: str) -> Answer:
@@ -149,6 +149,9 @@ def answer_from_json(data: object, question: str) -> Answer:
     rule = text("rule")
     if rule not in ("", *RULES):
         raise BadMessage(f"answer field 'rule': not one of the answer policy's rules ({', '.join(RULES)})")
+    verdict = text("verdict")
+    if verdict not in ("", "yes", "no"):
+        raise BadMessage("answer field 'verdict': not yes, no or empty")
     pages = data.get("pages", [])
     if not isinstance(pages, list) or len(pages) > MAX_PAGES or not all(
             isinstance(p, str) and len(p) <= MAX_TEXT for p in pages):
@@ -157,4 +160,5 @@ def answer_from_json(data: object, question: str) -> Answer:
                   reader=text("reader"), seconds=number("seconds", 0.0), url=text("url"), pages=tuple(pages),
                   cached=flag("cached", False), sentence=text("sentence"), confidence=number("confidence", 0.0, 1.0),
                   abstained=flag("abstained", True), site=text("site"), several_sites=flag("several_sites", False),
-                  rule=rule, threshold=None if data.get("threshold") is None else number("threshold", 0.0, 1.0))
+                  rule=rule, threshold=None if data.get("threshold") is None else number("threshold", 0.0, 1.0),
+                  verdict=verdict)

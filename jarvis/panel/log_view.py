@@ -137,7 +137,7 @@ def load_rows(path, backups: int, likely_below: float, taught: TaughtLookup | No
 
     def taught_at(question: str) -> datetime | None:
         """The end of the second the answer was saved in (a taught answer's time is kept to the second)."""
-        key = normalized(question)
+        key = normalize_question(question)
         if key not in taught_when:
             when = parse_time(taught(question)) if taught is not None else None
             taught_when[key] = when + timedelta(seconds=1) if when is not None else None

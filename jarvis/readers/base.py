@@ -34,6 +34,9 @@ class Passage:
     page_score: float = 0.0         # the retriever's score of the page (its own scale)
     page_kind: str = "article"      # the page's kind as the corpus labels it
     site: str = ""                  # the page's wiki, or "server guide"
+    # How well retrieval found this passage answering the question: the reranker's logit (jarvis/readers/rerank.py)
+    # when one scored it; None when passages came by page.
+    score: float | None = None
 
 
 @dataclass(frozen=True)

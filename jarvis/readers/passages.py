@@ -68,6 +68,22 @@ class PassageSelector:
                              len(passages), budget)
         scores = self.ranker.scores(question, passages)
         order = sorted(range(len(passages)), key=lambda i: (-scores[i], passages[i].page_rank, passages[i].index))
+        return self._within(question, passages, order, budget)
+
+    def select_ranked(self, question: str, passages: Sequence[Passage], budget: int | None = None) -> Selection:
+        """The passages to read within ``budget`` tokens, taken in the order given (best first: a reranker's),
+        returned in reading order."""
+        budget = resolved_token_budget(self.settings.token_budget) if budget is None else budget
+        passages = [p for p in passages if p.text.strip()]
+        if not passages:
+            return Selection([], 0, 0, budget)
+        if budget <= 0:
+            return self.select(question, passages, budget)
+        return self._within(question, passages, list(range(len(passages))), budget)
+
+    def _within(self, question: str, passages: Sequence[Passage], order: Sequence[int], budget: int) -> Selection:
+        """The passages of ``order`` (best first) taken while they fit the budget."""
+        question_tokens, specials = self._question_tokens(question)
         chosen, spent = [], 0
         for i in order:
             left = budget - spent

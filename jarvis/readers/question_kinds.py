@@ -93,6 +93,25 @@ MEASURE_QUESTIONS: tuple[tuple[re.Pattern, re.Pattern], ...] = (
 CHAT_YOU = re.compile(r"\b(u|ya|yu)\b")
 
 
+# A question whose answer is yes or no: a quiz's claim ("True or false: ...", "fact or myth"), or a question that
+# opens with an auxiliary verb and asks for nothing else ("can skeletons ride spiders?", not "can you tell me where
+# ..."), or a claim with a question mark ("beds work in the nether?").
+_CLAIM = re.compile(r"^(true or false|t or f|fact or (myth|fiction|cap)|myth or fact|is it true|is it a fact|"
+                    r"did you know|yes or no)\b|\b(true or false|yes or no|fact or myth)\W*$")
+_AUXILIARY = re.compile(r"^(can|could|do|does|did|is|are|was|were|will|would|should|has|have|may|might|must)\b")
+_WH = re.compile(r"\b(what|which|who|whom|whose|where|when|why|how)\b")
+
+
+def is_yes_no(question: str) -> bool:
+    """Whether a question asks for yes or no (``_CLAIM``, ``_AUXILIARY``): as typed, its question mark included."""
+    text = CHAT_YOU.sub("you", " ".join(question.lower().split()))
+    if _CLAIM.search(text):
+        return True
+    if _WH.search(text):
+        return False
+    return bool(_AUXILIARY.search(text)) or (text.endswith("?") and len(text.split()) >= 3)
+
+
 def answer_kind(question: str) -> str | None:
     """The kind of phrase a question asks for (ANSWER_PATTERNS, first match), or None."""
     text = CHAT_YOU.sub("you", " ".join(question.lower().split()))
