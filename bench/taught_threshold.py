@@ -17,10 +17,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from jarvis.config import BUNDLED_CORPUS, EVAL_DIR
+from jarvis.config import BUNDLED_CORPUS
 from jarvis.taught import PARAPHRASE_THRESHOLD, TaughtAnswer, TaughtMatcher
 
-PAIRS = EVAL_DIR / "dev" / "taught_paraphrases.txt"
+ROOT = Path(__file__).resolve().parents[1]
+PAIRS = ROOT / "eval" / "dev" / "taught_paraphrases.txt"
 GRID = [round(0.5 + 0.05 * i, 2) for i in range(11)]
 
 

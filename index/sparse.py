@@ -160,10 +160,10 @@ class SparseIndex:
     def query(self, words: Iterable[str], terms: Terms) -> tuple[list[int], list[float]]:
         """The query's term columns and how often each is asked (terms this index never saw are dropped)."""
         counted: dict[int, float] = {}
-        for term in terms(" ".join(words) if not isinstance(words, str) else words):
+        for term, weight in terms.query(" ".join(words) if not isinstance(words, str) else words):
             column = self.vocabulary.get(term)
             if column is not None:
-                counted[column] = counted.get(column, 0.0) + 1.0
+                counted[column] = counted.get(column, 0.0) + weight
         return list(counted), list(counted.values())
 
     def passage_scores(self, query: tuple[list[int], list[float]]) -> np.ndarray:

@@ -14,12 +14,7 @@ from typing import Sequence
 from whoosh.analysis import StemmingAnalyzer
 from whoosh.analysis.filters import STOP_WORDS
 
-# Words that shape a question but say nothing about its topic. Whoosh's stop list lacks
-# the question words themselves.
-QUESTION_WORDS = frozenset(
-    "what which who whom whose where when why how much many do does did doing done i me my "
-    "there their they them it its get gets got much some any one".split()
-)
+from jarvis.index.terms import QUESTION_WORDS   # words that shape a question, not its topic
 
 # Irregular forms that Porter stemming leaves apart but a question and its answer share:
 # "how much health does a cow HAVE" ~ "a cow HAS 10 health points".

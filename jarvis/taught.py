@@ -289,7 +289,7 @@ class TaughtMatcher:
 
 def guide_folder(config: "Config", index_dir: str | os.PathLike | None) -> Path:
     """The guide folder whose ``taught/`` holds the taught answers: ``[panel] guide``, else the guide the index
-    was built with (`jarvis index --docs DIR`), else ``$JARVIS_HOME/guide``. The desk writes there; `jarvis ask`,
+    was built with (its guide source), else ``$JARVIS_HOME/guide``. The desk writes there; `jarvis ask`,
     `serve` and the workers read there (the same settings file and JARVIS_HOME, or the index's guide)."""
     if config.panel.guide:
         return Path(config.panel.guide).expanduser()

@@ -66,10 +66,11 @@ def write_extra_log(config: Config) -> None:
     question_log = open_question_log(config)
     junk = Answer(question=LONG_QUESTION, text="", score=0.0, title="Zzz" + "y" * 300, reader="test", seconds=0.2,
                   sentence="q" * 400, confidence=0.1, abstained=True, site="Sample Wiki")
-    question_log.record(LONG_QUESTION, junk, player="Griefer", latency=0.2, origin="serve")
+    question_log.record(LONG_QUESTION, junk, reply=compose_reply(junk), player="Griefer", latency=0.2,
+                        origin="serve")
     for question in TERMINAL:
         answer = Answer(question=question, text="", score=0.0, title="", reader="test", seconds=0.2)
-        question_log.record(question, answer, latency=0.2, origin="ask")
+        question_log.record(question, answer, reply=compose_reply(answer), latency=0.2, origin="ask")
 
 
 def copy_index(source: Path, target: Path) -> Path:

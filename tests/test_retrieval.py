@@ -167,26 +167,30 @@ class CountingEncoder:
 
     def __init__(self, encoder: DenseEncoder) -> None:
         self.encoder, self.texts = encoder, 0
-        self.name, self.dimensions = encoder.name, encoder.dimensions
+        self.name, self.dimensions, self.id = encoder.name, encoder.dimensions, encoder.id
 
-    def embed(self, texts, progress=None):
+    def embed(self, texts, progress=None, cache: bool = True):
         self.texts += len(texts)
-        return self.encoder.embed(texts, progress=progress)
+        return self.encoder.embed(texts, progress=progress, cache=cache)
 
 
 def test_a_rebuild_embeds_only_the_changed_pages(tmp_path, encoder):
+    """v0.5's page profile embeds a page once, the passage profile each passage once; a rebuild after a page
+    gained a paragraph embeds that page again (page profile) or that one new passage (passage profile)."""
     corpus = tmp_path / "corpus.jsonl"
     write_corpus(PAGES, corpus)
-    counting = CountingEncoder(DenseEncoder(encoder.tokenizer, encoder.model, cache_size=0))
-    build_index(corpus, tmp_path / "ix", progress=False, encoder=counting)
-    assert counting.texts == len(PAGES)
     changed = [Page(p.title, p.url, p.paragraphs + ["A new paragraph."], p.aliases, page_kind=p.page_kind)
                if p.title == "Bed" else p for p in PAGES]
-    write_corpus(changed, corpus)
-    counting.texts = 0
-    stats = build_index(corpus, tmp_path / "ix", progress=False, encoder=counting)
-    assert (stats.updated, counting.texts) == (1, 1)
-    with Searcher(tmp_path / "ix") as searcher:
+    for profile, first, again in (("pages", len(PAGES), 1), ("tuned", sum(len(p.paragraphs) for p in PAGES), 1)):
+        write_corpus(PAGES, corpus)
+        counting = CountingEncoder(DenseEncoder(encoder.tokenizer, encoder.model, cache_size=0))
+        build_index(corpus, tmp_path / profile, profile=profile, progress=False, encoder=counting)
+        assert counting.texts == first, profile
+        write_corpus(changed, corpus)
+        counting.texts = 0
+        stats = build_index(corpus, tmp_path / profile, profile=profile, progress=False, encoder=counting)
+        assert (stats.updated, counting.texts) == (1, again), profile
+    with Searcher(tmp_path / "pages") as searcher:
         vectors = PageVectors.load(searcher._refresh().generation.path)
     assert sorted(json.loads(key)[1] for key in vectors.keys) == sorted(p.title for p in PAGES)   # (site, title)
 

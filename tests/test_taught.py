@@ -13,6 +13,7 @@ from jarvis.crawler.guide import GUIDE_SITE
 from jarvis.taught import (PARAPHRASE_THRESHOLD, TAUGHT_READER, TaughtAnswer, TaughtMatcher, question_key,
                            question_terms, similarity, title_from_answer)
 from jarvis.lexical import TermAnalyzer
+from jarvis.replies import compose_reply
 from panel_support import copy_index
 
 FURNACE = "Put 8 cobblestone in a ring in a crafting table, leaving the middle empty."
@@ -102,7 +103,7 @@ def _teacher(config: Config, index_dir: Path):
 
 
 def _facts(answer) -> tuple:
-    return answer.text, answer.title, answer.abstained, answer.site, answer.reply
+    return answer.text, answer.title, answer.abstained, answer.site, compose_reply(answer)
 
 
 def test_taught_answers_are_stated_and_nothing_else_changes(tmp_path, bundled_index):
@@ -129,8 +130,8 @@ def test_taught_answers_are_stated_and_nothing_else_changes(tmp_path, bundled_in
             assert (answer.text, answer.abstained, answer.confidence, answer.reader) == \
                 (taught.answer, False, 1.0, TAUGHT_READER), (question, answer)
             assert answer.site == GUIDE_SITE and answer.title == taught.title, question
-            assert answer.reply == f"{taught.answer} (source: {taught.title}, server guide)"
-            assert "mak" not in answer.reply.replace("make", "")                   # never the player's typo
+            assert compose_reply(answer) == f"{taught.answer} (source: {taught.title}, server guide)"
+            assert "mak" not in compose_reply(answer).replace("make", "")                   # never the player's typo
         after = {q: jarvis.ask(q) for q in UNRELATED}
     for question in UNRELATED:                   # the same answers, to their confidence: nothing else was read
         assert _facts(after[question]) == _facts(before[question]), question

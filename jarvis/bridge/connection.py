@@ -340,7 +340,7 @@ def _deliver(lines: Sequence[OutLine]) -> None:
 def api_endpoint(settings: BridgeSettings) -> Endpoint:
     """The plugin API's address, as errors and log lines name it."""
     return Endpoint(settings.mc_host, settings.mc_port, "api", "the Minecraft server's chat API",
-                    "is the server running with the RaspberryJuice plugin, or mcserver/server.js?")
+                    "is the server running with the RaspberryJuice plugin, or mcserver/server.js?", "the plugin API")
 
 
 class PluginApi:

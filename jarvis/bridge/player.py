@@ -192,7 +192,8 @@ def compile_pattern(pattern: str, me: str, setting: str) -> re.Pattern:
 
 def bot_endpoint(bot: BotSettings) -> Endpoint:
     """The game server's address, as errors and log lines name it."""
-    return Endpoint(bot.host, bot.port, "bot", "the game server", "is it running, and is that its game port?")
+    return Endpoint(bot.host, bot.port, "bot", "the game server", "is it running, and is that its game port?",
+                    "a player bot")
 
 
 def check_bot(bot: BotSettings) -> None:

@@ -87,8 +87,7 @@ def _where(endpoint: Endpoint) -> str:
 
 
 def _transport(endpoint: Endpoint) -> str:
-    return "the plugin API" if endpoint.transport == "api" else "a player bot" if endpoint.transport == "bot" \
-        else endpoint.transport
+    return endpoint.label or endpoint.transport
 
 
 def opened(connect: Connector) -> Transport:

@@ -110,6 +110,7 @@ class Endpoint:
     transport: str              # the kind's name: "api", "bot"
     what: str                   # "the Minecraft server's chat API", "the game server"
     hint: str                   # what to check when it cannot be reached
+    label: str = ""             # how `jarvis serve` names the transport ("the plugin API"); "": its name
 
 
 class Transport(Protocol):

@@ -152,9 +152,10 @@ def _index_command(commands: Commands) -> None:
                         "(default: none; replies name the page and the guide)")
     p.add_argument("--index", required=True, metavar="DIR", help="index directory")
     p.add_argument("--profile", choices=INDEX_PROFILES, default="tuned",
-                   help="tuned: BM25F over title+aliases+content fused with page vectors (default); lexical: "
-                        "the same BM25F alone, no vectors (no encoder: quicker to build, smaller); baseline: the "
-                        "original's content-only BM25")
+                   help="tuned: every passage (paragraph, list item, table row) by BM25F over title, section "
+                        "and text fused with the passage encoder's vectors (default); lexical: the same BM25F "
+                        "alone, no vectors (no encoder: quicker to build, smaller); pages: v0.5's pages, BM25F "
+                        "fused with a vector per page; baseline: the original's content-only BM25")
     p.add_argument("--procs", type=positive, default=None, metavar="N", help="indexing processes (default: all cores)")
     words = p.add_mutually_exclusive_group()
     words.add_argument("--glossary", metavar="FILE", default=None,

