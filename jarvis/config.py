@@ -155,9 +155,11 @@ class ReaderSettings:
     placement: PlacementSettings = field(default_factory=PlacementSettings)
     # Where a "not sure" reply points: "answer", the page of the unsure answer itself (its sentence quoted), or
     # "top", the page retrieval ranked first (the reader's best candidate on it, else its passage that best
-    # fits the question). Measured on 162 held-back style questions: both point to the page that answers for
-    # 0.52 of the unsure replies, and the answer's own sentence holds a gold more often (0.31 against 0.27).
-    unsure_page: str = "answer"
+    # fits the question). With page retrieval (v0.5), on 162 held-back style questions, both pointed to the page
+    # that answers for 0.52 of the unsure replies. With passage retrieval the page of the best passage does far
+    # better: on the choice sets (1,254 questions, 293 unsure) "top" points to the answering page for 0.56 of
+    # them, "answer" for 0.39.
+    unsure_page: str = "top"
     # Honest replies: an answer whose confidence (the estimated probability that it is right, jarvis/confidence)
     # is below this is not stated as fact; Jarvis says it is not sure and points to the page. Chosen by
     # bench/fit_confidence.py on the dev sets' risk-coverage curve: the lowest threshold at which 80 % of the
@@ -179,10 +181,11 @@ class ReaderSettings:
     # (`jarvis train-reranker`), or "none" (the index's fused order).
     reranker: str = "jarvis"
     rerank_depth: int = 30              # the index's best passages the reranker orders (the reader reads the best)
-    # The final choice among the reader's candidates: its margin over no answer plus this many times its passage's
-    # reranker logit (0: the reader's order alone). Of {0, 0.25, 0.5, 1, 2}, 2 had the best full F1 on the choice
-    # sets with the reranker trained this round (0.567 against 0.555 at 0; docs/retrieval.md).
-    rerank_weight: float = 2.0
+    # The final choice among the reader's candidates: its margin over no answer plus this many times its
+    # passage's score (0: the reader's order alone; without a reranker the score is the fusion's, and 0 is what
+    # was measured and fitted). With the reranker trained this round, 2 had the best full F1 of {0, 0.25, 0.5, 1,
+    # 2} on the choice sets (0.567 against 0.555 at 0; docs/retrieval.md): set it with such a reranker.
+    rerank_weight: float = 0.0
 
 
 @dataclass(frozen=True)

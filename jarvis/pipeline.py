@@ -371,7 +371,8 @@ class Jarvis:
 
     def choose(self, candidates: Sequence[Span]) -> list[Span]:
         """The reader's candidates in the order of the final choice: its margin over no answer (``span_minus_null``)
-        plus ``rerank_weight`` times its passage's reranker logit, when the passages were reranked; else as read."""
+        plus ``rerank_weight`` times its passage's score (the reranker's logit; the fusion's score without a
+        reranker), when the weight is not 0 and the passages came from a passage index; else as read."""
         weight = self.settings.rerank_weight
         if not weight or any(c.passage.score is None or "span_minus_null" not in c.signals for c in candidates):
             return list(candidates)
