@@ -114,8 +114,8 @@ def main() -> None:
         files = model_files(jarvis)
         reader = jarvis.reader.name
     result = {"rounds": args.rounds, "threads": threads, "reader": reader,
-              "window_p50_s": percentile(windows, 50), "question_p50_s": percentile(asks, 50),
-              "question_p95_s": percentile(asks, 95), "ratio_p50": percentile(asks, 50) / percentile(windows, 50),
+              "window_p50_s": percentile(windows, 0.5), "question_p50_s": percentile(asks, 0.5),
+              "question_p95_s": percentile(asks, 0.95), "ratio_p50": percentile(asks, 0.5) / percentile(windows, 0.5),
               "model_files_mb": {k: round(v / 1e6, 1) for k, v in files.items()},
               "models_total_mb": round(sum(files.values()) / 1e6, 1), "load": os.getloadavg()[0],
               "window_mean_s": statistics.mean(windows)}

@@ -81,7 +81,7 @@ def search_p50(index_dir: Path, questions: list[str]) -> float:
             began = time.perf_counter()
             searcher.passages(question, 30)
             times.append(time.perf_counter() - began)
-    return percentile(times, 50)
+    return percentile(times, 0.5)
 
 
 def main() -> None:

@@ -375,6 +375,7 @@ class Searcher:
         # A caller's encoder (shared with a reader) serves the kind of vectors it was made for: all-MiniLM-L6-v2's
         # page vectors, or the passage vectors its id matches.
         self._encoders: dict[str, DenseEncoder | None] = {}
+        self._given = encoder             # also serves any passage vectors recorded as made by it
         if encoder is not None:
             base = encoder.name == ENCODER_NAME and not encoder.digest
             if base:
@@ -479,10 +480,12 @@ class Searcher:
         """The question's vector for the generation's dense side (None: no vectors, or no encoder for them)."""
         if not current.profile.dense or (current.vectors is None and current.passage_vectors is None):
             return None
-        encoder = self._dense_encoder(current.profile.passages)
+        made_by = current.vector_encoder
+        given = self._given
+        encoder = given if given is not None and made_by is not None and made_by == getattr(given, "id", None) \
+            else self._dense_encoder(current.profile.passages)
         if encoder is None:
             return None
-        made_by = current.vector_encoder
         if made_by is not None and made_by != encoder.id:
             if self._mismatch_said != (made_by, encoder.id):
                 log.warning("the index at %s was built with the passage encoder %s, not %s: searching with BM25F alone "

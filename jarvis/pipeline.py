@@ -341,6 +341,8 @@ class Jarvis:
         as the reranker reads it: what the answer's passage says to it (the reranker's yes/no head) is the verdict,
         and its probability a signal."""
         if ranked is not None:
+            if self.settings.max_paragraphs:   # the best N passages only
+                ranked = list(ranked)[:self.settings.max_paragraphs]
             passages = self.selector.select_ranked(question, ranked).passages if self.selector is not None \
                 else list(ranked)
         else:

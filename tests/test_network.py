@@ -643,12 +643,15 @@ def test_serve_through_the_pool_answers_every_player_once(redis_server, bundled_
             with jarvis_serve("--mc-host", "127.0.0.1", "--mc-port", str(server.port), "--redis", home=tmp_path / "home",
                               env={"JARVIS_REDIS_URL": secret_url}) as served:
                 assert server.wait_for(lambda: server.polled_on(2), timeout=120), "serve never polled"
+                asked_at = time.monotonic()
                 for i, question in enumerate(QUESTIONS[:6]):
                     server.say(10 + i, f"jarvis, {question}")
                 assert server.wait_for(lambda: all(answers_to(server.posts, f"Player{i}") for i in range(6)),
                                        timeout=240), server.posts
                 settings_file.write_text('[redis]\nmax_age = 90\nprefix = "elsewhere"\n')
                 worker.send_signal(signal.SIGHUP)                  # reloads what it can, names the rest
+                # Player0 asks again once the bridge's rate lets a player ask again (else "slow down").
+                time.sleep(max(0.0, BridgeSettings().per_player_rate + 0.2 - (time.monotonic() - asked_at)))
                 server.say(10, "jarvis, what is a creeper?")
                 assert server.wait_for(lambda: len(answers_to(server.posts, "Player0")) == 2, timeout=120)
                 time.sleep(1.0)
