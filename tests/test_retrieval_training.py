@@ -107,7 +107,7 @@ def test_the_trained_reranker_orders_passages_and_settles_yes_no_questions(bed, 
     from jarvis.training.reranker import RerankerTraining, train_reranker
 
     _, _, qa_base, examples, _ = bed
-    settings = TrainSettings(epochs=30, batch_size=8, learning_rate=3e-3, warmup=0.05, freeze_embeddings=False,
+    settings = TrainSettings(epochs=60, batch_size=8, learning_rate=3e-3, warmup=0.05, freeze_embeddings=False,
                              bf16=False)
     train_reranker(examples, tmp_path / "reranker", settings, RerankerTraining(negatives=3, verdict_weight=2.0),
                    base=str(qa_base), progress=False)
