@@ -23,7 +23,7 @@ from typing import Sequence
 
 from jarvis.index.dense import ENCODER_CARD, ENCODER_MODEL
 from jarvis.training.passage_pairs import PairExample
-from jarvis.training.trainer import TrainSettings, optimizer_for, replan, use_bf16
+from jarvis.training.trainer import TrainSettings, optimizer_for, optimizer_step, replan, use_bf16
 
 log = logging.getLogger(__name__)
 
@@ -145,13 +145,8 @@ def train_encoder(examples: Sequence[PairExample], out: Path, settings: TrainSet
                     passages = embed([e.positive for e in batch] + negatives, PASSAGE_TOKENS)
                 logits = training.scale * questions.float() @ passages.float().T
                 loss = torch.nn.functional.cross_entropy(logits, torch.arange(len(batch)))
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_([p for _, p in params], 1.0)
-                optimizer.step()
-                scheduler.step()
-                optimizer.zero_grad(set_to_none=True)
+                value = optimizer_step(loss, params, optimizer, scheduler)
                 step += 1
-                value = loss.item()
                 smoothed = value if smoothed is None else 0.98 * smoothed + 0.02 * value
                 bar.update(1)
                 bar.set_postfix(loss=f"{smoothed:.3f}", epoch=f"{step / per_epoch:.2f}")

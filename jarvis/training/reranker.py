@@ -24,7 +24,7 @@ from typing import Sequence
 
 from jarvis.readers.rerank import RERANKER_CARD, RERANKER_MODEL
 from jarvis.training.passage_pairs import VERDICTS, PairExample
-from jarvis.training.trainer import TrainSettings, optimizer_for, replan, use_bf16
+from jarvis.training.trainer import TrainSettings, optimizer_for, optimizer_step, replan, use_bf16
 
 log = logging.getLogger(__name__)
 
@@ -124,13 +124,8 @@ def train_reranker(examples: Sequence[PairExample], out: Path, settings: TrainSe
                     said = torch.tensor([VERDICTS.index(batch[i].verdict) for i in asked])
                     loss = loss + training.verdict_weight * torch.nn.functional.cross_entropy(
                         logits[asked, 0, 1:], said) * len(asked) / len(batch)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_([p for _, p in params], 1.0)
-                optimizer.step()
-                scheduler.step()
-                optimizer.zero_grad(set_to_none=True)
+                value = optimizer_step(loss, params, optimizer, scheduler)
                 step += 1
-                value = loss.item()
                 smoothed = value if smoothed is None else 0.98 * smoothed + 0.02 * value
                 bar.update(1)
                 bar.set_postfix(loss=f"{smoothed:.3f}", epoch=f"{step / per_epoch:.2f}")

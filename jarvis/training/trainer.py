@@ -117,6 +117,19 @@ def loss_terms(model, inputs: dict, temperature: float):
     return gold, kd
 
 
+def optimizer_step(loss, params, optimizer, scheduler) -> float:
+    """One step of training from ``loss``: backpropagate, clip the gradients of ``params`` ((name, parameter)
+    pairs) to norm 1, step the optimizer and the schedule, clear the gradients; returns the loss's value."""
+    import torch
+
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_([p for _, p in params], 1.0)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss.item()
+
+
 def replan(plan: dict, clock: dict, step: int, planned: int, settings: TrainSettings) -> bool:
     """With a time budget: the steps planned again once a few have been timed (and again later, a GPU's first
     steps being slow), so that the learning rate still decays to zero within the budget; past it, the end."""
@@ -214,14 +227,9 @@ def train(model, features: Sequence[Feature], pad_id: int, settings: TrainSettin
                         has_gold = torch.tensor([f.gold for f in batch], device=device, dtype=gold.dtype)
                         loss = ((1 - weight) * gold * has_gold + weight * kd
                                 + (1 - weight) * kd * (1 - has_gold)).mean()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_([p for _, p in params], 1.0)
-                optimizer.step()
-                scheduler.step()
-                optimizer.zero_grad(set_to_none=True)
+                value = optimizer_step(loss, params, optimizer, scheduler)
                 step += 1
                 windows += len(batch)
-                value = loss.item()
                 smoothed = value if smoothed is None else 0.98 * smoothed + 0.02 * value
                 bar.update(1)
                 bar.set_postfix(loss=f"{smoothed:.3f}", epoch=f"{step / per_epoch:.2f}")
