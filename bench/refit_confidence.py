@@ -1,6 +1,7 @@
 """Fit Jarvis's reader's confidence model on records of the whole pipeline (bench/rerank_weight.py's or
 bench/style_sets.py's), by writer, and choose the answer threshold on cross-validated confidences: each
 writer's answers judged by a model fitted on the other writers only (docs/eval/retrieval/rules.md, rule 5).
+Questions about the real bed's held-out pages are never fitted on (they are dropped from ``--records``).
 
     python -m jarvis_lab.bench.refit_confidence --records choice.jsonl --configuration 'reranker jarvis, weight 0.5'
         [--judged judged.jsonl ...] [--write jarvis/readers/data/confidence-jarvis-minilm-qa.json]
@@ -18,7 +19,12 @@ from collections import defaultdict
 
 from tabulate import tabulate
 
+from pathlib import Path
+
 from jarvis.eval.calibration import Observation, choose_threshold, cross_validated, fit
+from jarvis.eval.realbed import heldout_titles
+
+PAGES = Path(__file__).resolve().parent.parent.parent / "shared" / "realwiki" / "pages.json.gz"
 
 
 def right(record: dict) -> bool:
@@ -62,6 +68,10 @@ def main() -> None:
     records = [json.loads(line) for path in args.records for line in open(path, encoding="utf-8")]
     if args.configuration:
         records = [r for r in records if r.get("configuration") == args.configuration]
+    held = {t.casefold() for t in heldout_titles(PAGES)} if PAGES.is_file() else set()
+    dropped = [r for r in records if r["expected"].casefold() in held]
+    records = [r for r in records if r["expected"].casefold() not in held]   # no fit learns from them
+    print(f"{len(records)} records fitted on; {len(dropped)} about held-out pages left out")
     fitted = observations(records)
     held_out = cross_validated(fitted, args.reader, by_writer=True)
     threshold = choose_threshold(fitted, held_out, args.precision)
