@@ -107,9 +107,10 @@ class PassageSettings:
 @dataclass(frozen=True)
 class PlacementSettings:
     """jarvis/readers/placement.py: a candidate read in a table row or in a section that never holds what the
-    question asks for gives way to one read in prose under a section that holds it."""
+    question asks for gives way to one read in prose under a section that holds it; one read in a list's opening
+    sentence gives way to any other; the same answer on two pages is cited from the higher-ranked."""
 
-    enabled: bool = True
+    enabled: bool = True                # off: the reader's candidates as read
     # How far below the best candidate's margin (its logit margin over no-answer) the well-placed one may be.
     # Chosen on the fitting writers' questions (w1-w6 and realbed_dev2/4 samples, 637): of the 14 misplaced
     # answers with a well-placed candidate, switching never lowered F1 up to a gap of 8 (6 within 6: +0.49 F1

@@ -34,7 +34,7 @@ from jarvis.lexical import TermAnalyzer
 from jarvis.question_text import check_question, normalize_question, reader_question, reading_form
 from jarvis.readers.base import Passage, Reader, Span, sentence_around
 from jarvis.readers.passages import PassageSelector
-from jarvis.readers.placement import prefer_placed
+from jarvis.readers.placement import arrange
 from jarvis.readers.question_kinds import is_yes_no
 from jarvis.readers.rerank import Reranker
 from jarvis.readers.ranking import PassageRanker
@@ -355,7 +355,7 @@ class Jarvis:
         if not candidates:
             return None
         candidates = self.choose(candidates)
-        candidates = prefer_placed(question, candidates, self.settings.placement)
+        candidates = arrange(question, candidates, self.settings.placement)
         span = candidates[0]
         if expanded is None:
             glossary = glossary if glossary is not None else self.searcher.snapshot().glossary

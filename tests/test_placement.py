@@ -1,5 +1,6 @@
-"""A drops or where question is answered from the prose that says it, not from a chance or colour row; a
-"not sure" reply points to its answer's page, or (a setting) to the page retrieval ranked first."""
+"""A drops or where question is answered from the prose that says it, not from a chance or colour row nor from
+the sentence that opens a list; the same answer on two pages is cited from the page ranked higher; a "not sure"
+reply points to its answer's page, or (a setting) to the page retrieval ranked first."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -9,12 +10,14 @@ import pytest
 from jarvis.assembly import assemble
 from jarvis.config import Config, PlacementSettings
 from jarvis.readers.base import Passage, Span
-from jarvis.readers.placement import is_table_row, misplaced, placement_fit, prefer_placed
+from jarvis.readers.placement import (arrange, cite_best_ranked, demote_list_openers, introduces_a_list,
+                                      is_table_row, misplaced, placement_fit, prefer_placed)
 from jarvis.replies import compose_reply
 
 
-def _span(text: str, paragraph: str, section: tuple[str, ...], margin: float, title: str = "Sheep") -> Span:
-    passage = Passage(title, paragraph, 0, 0, section=section)
+def _span(text: str, paragraph: str, section: tuple[str, ...], margin: float, title: str = "Sheep",
+          page_rank: int = 0) -> Span:
+    passage = Passage(title, paragraph, page_rank, 0, section=section)
     start = paragraph.index(text)
     return Span(text, margin, passage, start, start + len(text), signals={"span_minus_null": margin})
 
@@ -49,6 +52,46 @@ def test_placement_can_be_turned_off_and_leaves_well_placed_answers_alone():
     assert prefer_placed("what do sheep drop", [PROSE, ROW], PlacementSettings())[0] is PROSE
     assert prefer_placed("what do sheep drop", [ROW], PlacementSettings()) == [ROW]
 
+
+
+OPENER = _span("essential for the rest of the game", "Blaze rods are essential for the rest of the game:", ("Usage",),
+               7.0, title="Blaze")
+ITEM = _span("for the brewing stand", "Blaze rods are needed for the brewing stand and for blaze powder.", (), -0.5,
+             title="Blaze rod")
+
+
+def test_a_span_in_the_sentence_that_opens_a_list_gives_way_however_sure():
+    assert introduces_a_list(OPENER)
+    assert not introduces_a_list(ITEM)
+    # A colon inside an earlier sentence of the passage opens nothing: the span is read before the last sentence.
+    earlier = _span("raw mutton", "Drops: raw mutton. Sheep also drop wool when sheared:", ("Drops",), 3.0)
+    assert not introduces_a_list(earlier)
+    assert demote_list_openers("what is a blaze rod used for", [OPENER, ITEM]) == [ITEM, OPENER]
+    assert demote_list_openers("what is a blaze rod used for", [OPENER]) == [OPENER]
+    # An opening sentence may count what follows: a question of quantity keeps it.
+    count = _span("seven types of heads", "There are seven types of heads:", (), 5.0, title="Head")
+    assert demote_list_openers("how many types of mob heads are there", [count, ITEM]) == [count, ITEM]
+    assert arrange("what is a blaze rod used for", [OPENER, ITEM], PlacementSettings())[0] is ITEM
+
+
+def test_the_same_answer_is_cited_from_the_page_ranked_higher():
+    villager = _span("0-2 Rotten flesh", "0-2 Rotten flesh.", ("Drops",), 7.0, title="Zombie villager", page_rank=1)
+    zombie = _span("0-2 rotten flesh", "0-2 rotten flesh, with Looting adding up to 1 more per level.", ("Drops",),
+                   6.7, title="Zombie", page_rank=0)
+    other = _span("Iron ingot", "A 2.5% chance of one Iron ingot.", ("Drops",), 6.9, title="Zombie", page_rank=0)
+    assert cite_best_ranked([villager, other, zombie]) == [zombie, villager, other]
+    assert cite_best_ranked([zombie, villager]) == [zombie, villager]   # already the higher page
+    assert cite_best_ranked([villager, other]) == [villager, other]     # another answer is not the same one
+    assert arrange("what do zombies drop", [villager, zombie], PlacementSettings(enabled=False))[0] is villager
+
+
+def test_the_bundled_wiki_cites_zombie_for_zombie_drops_and_reads_past_the_blaze_rods_opener(bundled_index, tmp_path):
+    with assemble(Config(home=tmp_path), bundled_index) as jarvis:
+        zombie = jarvis.ask("what do zombies drop")
+        assert zombie.title == "Zombie" and "rotten flesh" in zombie.text.lower()
+        rod = jarvis.ask("what is a blaze rod used for")
+        assert "rest of the game" not in rod.text
+        assert rod.abstained or "brewing" in rod.text.lower()
 
 @pytest.fixture(scope="module")
 def unsure_config(tmp_path_factory) -> Config:

@@ -8,6 +8,14 @@ read in prose under a section that holds it (``section_fit``, readers/question_k
 question, "Spawning" for a where question), when the reader was nearly as sure of that one: its margin at
 most ``PlacementSettings.slack`` below.
 
+Two more rules of where, both without a slack (``arrange`` applies the three):
+- a span read in the sentence that introduces a list ("Blaze rods are essential for the rest of the game:")
+  gives way to every candidate read elsewhere: what that sentence announces is in the list after it, and the
+  span it gives ("essential for the rest of the game") answers nothing. Not for a question of quantity: the
+  opening sentence may count what follows ("There are seven types of heads:");
+- the same answer read on two pages is cited from the page retrieval ranked higher ("0-2 rotten flesh" is on
+  Zombie and on Zombie villager: "what do zombies drop" cites Zombie).
+
 Pure functions of the candidates: no model runs here.
 """
 from __future__ import annotations
@@ -16,8 +24,9 @@ import re
 from typing import Sequence
 
 from jarvis.config import PlacementSettings
+from jarvis.crawler.sentences import split_sentences
 from jarvis.readers.base import Span
-from jarvis.readers.question_kinds import answer_kind, question_topics, section_fit
+from jarvis.readers.question_kinds import QUANTITY, answer_kind, question_topics, section_fit
 
 # A table row as the crawler writes it (crawler/extract.py): "Subject — Header: value; Header: value."
 TABLE_ROW = re.compile(r"^[^—\n]{1,80} — [^:;\n]{1,60}: ")
@@ -56,3 +65,47 @@ def prefer_placed(question: str, candidates: Sequence[Span], settings: Placement
                 and not is_table_row(span.passage.text)):
             return [span, *candidates[:i], *candidates[i + 1:]]
     return candidates
+
+
+def introduces_a_list(span: Span) -> bool:
+    """Read in its passage's last sentence, which ends in a colon: the sentence that announces a list."""
+    text = span.passage.text.rstrip()
+    if not text.endswith(":"):
+        return False
+    last = max((start for start, _ in split_sentences(text)), default=0)
+    return span.start >= last
+
+
+def demote_list_openers(question: str, candidates: Sequence[Span]) -> list[Span]:
+    """The candidates with those read in a list's opening sentence moved after all others, unless the question
+    asks for a quantity (see the module)."""
+    if answer_kind(question) == QUANTITY:
+        return list(candidates)
+    openers = [introduces_a_list(span) for span in candidates]
+    return [s for s, o in zip(candidates, openers) if not o] + [s for s, o in zip(candidates, openers) if o]
+
+
+def _answer_key(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def cite_best_ranked(candidates: Sequence[Span]) -> list[Span]:
+    """The candidates with the best one's answer read on a page ranked higher (``Passage.page_rank``) moved first."""
+    candidates = list(candidates)
+    if len(candidates) < 2:
+        return candidates
+    key, rank = _answer_key(candidates[0].text), candidates[0].passage.page_rank
+    same = [i for i, span in enumerate(candidates[1:], 1)
+            if _answer_key(span.text) == key and span.passage.page_rank < rank]
+    if not key or not same:
+        return candidates
+    best = min(same, key=lambda i: (candidates[i].passage.page_rank, i))
+    return [candidates[best], *candidates[:best], *candidates[best + 1:]]
+
+
+def arrange(question: str, candidates: Sequence[Span], settings: PlacementSettings) -> list[Span]:
+    """The reader's candidates in the order where they were read makes of them: the three rules of the module,
+    or as read when ``settings.enabled`` is off."""
+    if not settings.enabled:
+        return list(candidates)
+    return cite_best_ranked(prefer_placed(question, demote_list_openers(question, candidates), settings))
