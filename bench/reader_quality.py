@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 from tabulate import tabulate  # noqa: E402
 
-from jarvis.eval.metrics import best_f1, is_right, normalize_answer  # noqa: E402
+from jarvis.eval.metrics import best_f1, normalize_answer, right_if_stated  # noqa: E402
 from jarvis.eval.questions import load_questions  # noqa: E402
 from jarvis.index import build_index  # noqa: E402
 from jarvis.assembly import assemble  # noqa: E402
@@ -70,7 +70,7 @@ def ask_all(config: Config, reader: str, index_dir: Path, questions, set_name: s
             stated = answer.found and not answer.abstained
             quoted = not stated and bool(answer.sentence)
             out.append(Asked(set_name, q.expected_title, q.expected_title in held, best_f1(answer.text, q.answers),
-                             stated, stated and is_right(answer.text, answer.sentence, q.answers), quoted,
+                             stated, stated and right_if_stated(answer, q.answers), quoted,
                              quoted and holds(answer.sentence, q.answers), answer.seconds))
     return out
 

@@ -9,7 +9,7 @@ Questions about the real bed's held-out pages are never fitted on (they are drop
 A yes/no question's answer is right when its verdict is the gold one and its span is right (a reply says
 "yes — ..." or "no — ..."). Prints, by writer and by shape, how often stated answers are right against what
 the confidence says, on the fit's own cross-validated confidences and (``--judged``) on records held back
-from the fit. Asserts nothing.
+from the fit, and the calibration of each in bins of 0.1. Asserts nothing.
 """
 from __future__ import annotations
 
@@ -56,6 +56,22 @@ def table(records: list[dict], confidence: list[float], threshold: float, key: s
                     tablefmt="github")
 
 
+def calibration_bins(records: list[dict], confidence: list[float], width: float = 0.1) -> str:
+    """Every answer with text by its confidence, in bins of ``width``: how often right against what the
+    confidence says (issue 47: no bin of 15 or more answers off by more than 0.15)."""
+    bins: dict[int, list[tuple[dict, float]]] = defaultdict(list)
+    for r, c in zip(records, confidence):
+        if r["answer"]:
+            bins[min(int(c / width), round(1 / width) - 1)].append((r, c))
+    rows = []
+    for b, pairs in sorted(bins.items()):
+        said = sum(c for _, c in pairs) / len(pairs)
+        rate = sum(right(r) for r, _ in pairs) / len(pairs)
+        rows.append([f"{b * width:.1f}-{(b + 1) * width:.1f}", len(pairs), round(said, 3), round(rate, 3),
+                     round(rate - said, 3), "off" if len(pairs) >= 15 and abs(rate - said) > 0.15 else ""])
+    return tabulate(rows, headers=["confidence", "n", "says", "right", "gap", ""], tablefmt="github")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", nargs="+", required=True, help="the fit's records (choice sets)")
@@ -82,11 +98,13 @@ def main() -> None:
     print(f"threshold {threshold:.3f} (stated answers {args.precision:.0%} right on cross-validated confidences)")
     for key in ("writer", "style"):
         print("\nfit, cross-validated by writer\n" + table(records, held_out, threshold, key))
+    print("\nfit, cross-validated by writer: calibration\n" + calibration_bins(records, held_out))
     if args.judged:
         judged = [json.loads(line) for path in args.judged for line in open(path, encoding="utf-8")]
         confidence = [model.predict(r["signals"]) if r["answer"] else 0.0 for r in judged]
         for key in ("writer", "style"):
             print("\nheld back from the fit\n" + table(judged, confidence, threshold, key))
+        print("\nheld back from the fit: calibration\n" + calibration_bins(judged, confidence))
     if args.write:
         print("written", model.save(args.write))
 

@@ -28,7 +28,7 @@ from tabulate import tabulate
 from jarvis.assembly import assemble
 from jarvis.config import Config
 from jarvis.crawler.corpus import read_corpus
-from jarvis.eval.metrics import best_f1, is_right
+from jarvis.eval.metrics import best_f1, right_if_stated
 from jarvis.eval.questions import load_questions
 from jarvis.eval.realbed import realbed_corpus
 from jarvis.eval.runner import PageResolver
@@ -72,7 +72,7 @@ def record(name: str, set_name: str, q, answer, resolver: PageResolver) -> dict:
             "expected": q.expected_title, "answers": q.answers, "answer": answer.text,
             "answer_title": answer.title, "confidence": answer.confidence, "abstained": answer.abstained,
             "sentence": answer.sentence, "pages": list(answer.pages), "f1": best_f1(answer.text, q.answers),
-            "right": bool(answer.found and is_right(answer.text, answer.sentence, q.answers)),
+            "right": right_if_stated(answer, q.answers),
             "points_to_expected": bool(answer.title) and resolver.same_page(q.expected_title, answer.title),
             "top3": any(resolver.same_page(q.expected_title, t) for t in answer.pages[:3]),
             "signals": answer.signals, "verdict": q.verdict, "said": answer.verdict, "held_out": False}

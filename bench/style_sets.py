@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 from tabulate import tabulate
 
 from jarvis.crawler.corpus import read_corpus
-from jarvis.eval.metrics import best_f1, is_right
+from jarvis.eval.metrics import best_f1, right_if_stated
 from jarvis.eval.questions import load_questions
 from jarvis.eval.realbed import heldout_titles, realbed_corpus
 from jarvis.eval.runner import PageResolver, corpus_key
@@ -86,7 +86,7 @@ def ask(args) -> None:
                     "answer": answer.text, "answer_title": answer.title, "confidence": answer.confidence,
                     "abstained": answer.abstained, "sentence": answer.sentence, "reply": compose_reply(answer),
                     "pages": list(answer.pages), "f1": best_f1(answer.text, q.answers),
-                    "right": bool(answer.found and is_right(answer.text, answer.sentence, q.answers)),
+                    "right": right_if_stated(answer, q.answers),
                     "points_to_expected": bool(answer.title) and resolver.same_page(q.expected_title, answer.title),
                     "top3": any(resolver.same_page(q.expected_title, t) for t in answer.pages[:3]),
                     "signals": answer.signals, "seconds": answer.seconds,

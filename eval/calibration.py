@@ -2,8 +2,8 @@
 bench/fit_confidence.py).
 
 1. ``observe``: every question is answered as ``jarvis ask`` answers it (retrieval, the reader), and the
-   answer is judged by what it would state (``eval.metrics.is_right``: the answer and its sentence), with the signals the
-   confidence was computed from.
+   answer is judged by what it would state (``eval.metrics.right_if_stated``: the answer and the sentence it
+   was read in), with the signals the confidence was computed from.
 2. ``fit``: a logistic regression of right on the signals, Platt-scaled (jarvis/confidence/model.py).
 3. ``cross_validated``: each question's confidence from a model fitted without its fold, so that a
    threshold can be chosen on the same questions honestly (``eval.players_view.threshold_for``).
@@ -17,7 +17,7 @@ from typing import Sequence
 
 from tqdm import tqdm
 
-from jarvis.eval.metrics import best_f1, is_right
+from jarvis.eval.metrics import best_f1, right_if_stated
 from jarvis.eval.players_view import (PlayersView, calibration_error, reliability, risk_coverage, threshold_for,
                                verdict)
 from jarvis.eval.questions import Question
@@ -63,7 +63,7 @@ def observe(jarvis, questions: Sequence[Question], resolver, set_name: str, prog
             continue
         observations.append(Observation(
             set_name, q.line, q.text, q.expected_title, answer.text, answer.title, answer.signals,
-            best_f1(answer.text, q.answers), is_right(answer.text, answer.sentence, q.answers),
+            best_f1(answer.text, q.answers), right_if_stated(answer, q.answers),
             resolver.same_page(q.expected_title, answer.title), sentence=answer.sentence,
             confidence=answer.confidence, abstained=answer.abstained))
     return observations

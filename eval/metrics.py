@@ -69,6 +69,12 @@ def says(stated: str, gold: str) -> bool:
     return any(stated_tokens[i:i + width] == gold_tokens for i in range(len(stated_tokens) - width + 1))
 
 
+def right_if_stated(answer, golds: Iterable[str]) -> bool:
+    """An answer (jarvis.answer.Answer) judged as if stated: its text and the sentence it was read in, not the
+    sentence a "not sure" quotes from another page."""
+    return answer.found and is_right(answer.text, answer.sentence_if_stated, golds)
+
+
 def is_right(answer: str, sentence: str, golds: Iterable[str]) -> bool:
     """A stated answer is right: F1 >= RIGHT_F1, or a gold answer of two or more words in what it states (the
     answer and ``sentence``, the sentence it was read in: ``stated_text``)."""

@@ -19,7 +19,7 @@ from typing import Callable
 from tqdm import tqdm
 
 from jarvis.crawler.corpus import Page, read_corpus
-from jarvis.eval.metrics import best_em, best_f1, is_right
+from jarvis.eval.metrics import best_em, best_f1, right_if_stated
 from jarvis.eval.players_view import UNKNOWN, verdict
 from jarvis.eval.questions import Question, QuestionFileError, load_questions
 from jarvis.eval.eval_report import FULL, IR, QA, ConfigResult, EvalReport, QuestionResult
@@ -264,12 +264,12 @@ def evaluate_full(reader_config: ReaderConfig, profile: str, jarvis, questions: 
 
 def _scored(q: Question, answer, retrieved: list[str], resolver: PageResolver) -> QuestionResult:
     # Judged by what it would state: the answer and its sentence, whatever a reply's wording (eval/metrics.py).
-    right_if_stated = answer.found and is_right(answer.text, answer.sentence, q.answers)
+    judged_right = right_if_stated(answer, q.answers)
     points_to_expected = bool(answer.title) and resolver.same_page(q.expected_title, answer.title)
     return QuestionResult(q.line, q.text, q.expected_title, answer=answer.text, answer_title=answer.title,
                           retrieved=retrieved, hit=bool(answer.found), f1=best_f1(answer.text, q.answers),
                           em=best_em(answer.text, q.answers), seconds=answer.seconds,
                           confidence=answer.confidence, abstained=answer.abstained, reply=compose_reply(answer),
-                          sentence=answer.sentence, right_if_stated=right_if_stated,
-                          verdict=verdict(not answer.abstained, right_if_stated, bool(answer.title),
+                          sentence=answer.sentence, right_if_stated=judged_right,
+                          verdict=verdict(not answer.abstained, judged_right, bool(answer.title),
                                           points_to_expected))

@@ -24,7 +24,9 @@ class Answer:
     url: str = ""
     pages: tuple[str, ...] = ()   # titles of the pages read, best first
     cached: bool = False
-    sentence: str = ""      # the sentence the span was read in ("" when none)
+    # The sentence shown: the one the span was read in, except for a "not sure" that points to another page
+    # (ReaderSettings.unsure_page "top"), which quotes that page's ("" when none).
+    sentence: str = ""
     confidence: float = 0.0  # the estimated probability that ``text`` is right
     abstained: bool = True   # not stated as fact: below the answer threshold, or no span at all
     site: str = ""                # the page's wiki, or "server guide"; "" when no page matched
@@ -43,10 +45,18 @@ class Answer:
     # The reader's next best candidates (readers.base.Span), best first: what else the pages might say.
     others: tuple = field(default=(), compare=False, repr=False)
     verdict: str = ""       # a yes/no question: "yes" or "no", what the answer's passage says ("" otherwise)
+    # The sentence the span was read in, what the answer would quote if stated; "" where not known (an answer
+    # through the worker pool: then ``sentence``, see ``sentence_if_stated``).
+    span_sentence: str = field(default="", compare=False, repr=False)
 
     @property
     def found(self) -> bool:
         return bool(self.text)
+
+    @property
+    def sentence_if_stated(self) -> str:
+        """The sentence the answer would be quoted in if stated: what judging it as stated reads."""
+        return self.span_sentence or self.sentence
 
     @property
     def stated(self) -> bool:

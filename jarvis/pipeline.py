@@ -307,7 +307,8 @@ class Jarvis:
         shown = span if decision.stated else self.unsure_pointer(question, judged, pages)
         return Answer(question, span.text, span.score, shown.passage.title, self.reader.name,
                       time.perf_counter() - began, url=shown.passage.url, pages=titles,
-                      sentence=sentence_around(shown), confidence=decision.confidence,
+                      sentence=sentence_around(shown), span_sentence=sentence_around(span),
+                      confidence=decision.confidence,
                       abstained=not decision.stated, site=shown.passage.site, several_sites=several,
                       rule=decision.rule, threshold=decision.threshold, passage=span.passage, start=span.start,
                       end=span.end, signals=judged.signals, others=judged.others, verdict=judged.verdict)

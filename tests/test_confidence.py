@@ -108,7 +108,7 @@ def test_confidence_models_are_found_by_the_readers_id_not_by_how_it_runs(tmp_pa
         policy = load_answer_policy(own, ReaderSettings(), tmp_path)
     assert "no confidence model" not in caplog.text
     assert policy.wiki.fitted_on["threshold"] and policy.guide is not None           # both shipped for its id
-    assert (policy.wiki.threshold, policy.guide.threshold) == (0.548, 0.291)
+    assert (policy.wiki.threshold, policy.guide.threshold) == (0.533, 0.291)
     # A user's model: by the id; one written under the display name (before ids) is still found.
     trained = SimpleNamespace(id="my-reader", name="my-reader+int8")
     constant_model(0.3).save(calibration_path(tmp_path, "my-reader+int8"))
@@ -275,3 +275,19 @@ def test_cross_validation_by_writer_judges_each_writer_with_a_model_of_the_other
     by_writer = cross_validated(observations, "test", by_writer=True)
     assert min(shuffled[:20]) > 0.5
     assert max(by_writer[:20]) == 0.0 and min(by_writer[20:]) == 1.0
+
+
+@pytest.mark.parametrize("question, blank, riddle", [
+    ("potato planks are crafted from a ___?", 1.0, 0.0),
+    ("i hop around and nibble your carrots. who am i?", 0.0, 1.0),
+    ("i soak up water up to 7 blocks away. what block am i?", 0.0, 1.0),
+    ("what am i doing wrong with my farm?", 0.0, 0.0),      # "am i" mid-question is no riddle
+    ("which biome am i in?", 0.0, 0.0),
+    ("what do cows drop?", 0.0, 0.0),
+])
+def test_a_quiz_forms_blank_or_riddle_is_a_signal_of_the_confidence(question, blank, riddle):
+    from jarvis.confidence import answer_signals
+    from jarvis.lexical import TermAnalyzer
+
+    signals = answer_signals(question, "raw fish", "Lake cat", TermAnalyzer())
+    assert (signals["quiz_blank"], signals["quiz_riddle"]) == (blank, riddle)

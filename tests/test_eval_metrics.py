@@ -55,6 +55,24 @@ def test_a_stated_answer_is_judged_by_what_it_states_not_by_the_replys_wording()
     assert stated_text("0-2 Leather", "") == "0-2 Leather"
 
 
+def test_an_unsure_answer_is_judged_in_its_own_sentence_not_in_the_page_it_points_to():
+    """A "not sure" that points to the top page quotes that page; judged as if stated, the answer is read in the
+    sentence it came from (what a stated reply would quote), else its right/wrong label is the other page's."""
+    from jarvis.answer import Answer
+    from jarvis.eval.metrics import right_if_stated
+
+    unsure = Answer("what do cows drop", "an adult cow", 0.1, "Cow", "span", 0.1,
+                    sentence="When killed, an adult cow drops 0-2 Leather and 1-3 Raw beef.",   # the top page's
+                    span_sentence="Mooshrooms are an adult cow's cousins.", abstained=True)
+    assert unsure.sentence_if_stated == "Mooshrooms are an adult cow's cousins."
+    assert not right_if_stated(unsure, ["1-3 raw beef"])
+    # Through the worker pool the span's sentence is not carried: the sentence shown is what is known.
+    pooled = Answer("what do cows drop", "an adult cow", 0.1, "Cow", "span", 0.1,
+                    sentence="When killed, an adult cow drops 0-2 Leather and 1-3 Raw beef.")
+    assert right_if_stated(pooled, ["1-3 raw beef"])
+    assert not right_if_stated(Answer("q", "", 0.0, "", "span", 0.0), ["anything"])
+
+
 def test_parser_comments_blank_lines_and_multiple_answers():
     text = """# a comment line
 what do cows drop?|Cow|0-2 leather and 1-3 raw beef|leather   # trailing comment

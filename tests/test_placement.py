@@ -107,6 +107,8 @@ def test_not_sure_can_point_to_the_top_page_and_quote_it(bundled_index, unsure_c
             assert answer.abstained
             assert answer.title == answer.pages[0], (question, answer.title, answer.pages)
             assert answer.sentence and answer.title in compose_reply(answer)
+            # What the answer would quote if stated stays its own sentence, whichever page "not sure" shows.
+            assert answer.text in answer.span_sentence and answer.sentence_if_stated == answer.span_sentence
 
 
 def test_not_sure_points_to_the_answers_own_page(bundled_index, unsure_config):

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from jarvis.lexical import TermAnalyzer
 from jarvis.readers.placement import is_table_row, placement_fit
-from jarvis.readers.question_kinds import QUANTITY, answer_kind
+from jarvis.readers.question_kinds import BLANK, QUANTITY, RIDDLE, answer_kind, quiz_form
 
 # A page not in a ranking's top counts as this far down it.
 UNRANKED = 10
@@ -59,7 +59,9 @@ def answer_signals(question: str, answer: str, title: str, analyzer: TermAnalyze
     - ``question_names_page``: every word of the page's title is in the question (with the wiki's names
       for the players' words, ``expanded_question``): the page is what was asked about;
     - ``question_terms``: how many content words the question has (log);
-    - ``answer_words``: how long the answer is (log); ``answer_has_number``.
+    - ``answer_words``: how long the answer is (log); ``answer_has_number``;
+    - ``quiz_blank``, ``quiz_riddle``: the question is a quiz's fill-in-the-blank or riddle
+      (readers/question_kinds.py ``quiz_form``).
     """
     asked = set(analyzer.terms(expanded_question or question))
     title_terms = set(analyzer.terms(title))
@@ -69,6 +71,8 @@ def answer_signals(question: str, answer: str, title: str, analyzer: TermAnalyze
         "question_terms": math.log1p(len(analyzer.terms(question))),
         "answer_words": math.log1p(len(words)),
         "answer_has_number": float(any(c.isdigit() for c in answer)),
+        "quiz_blank": float(quiz_form(question) == BLANK),
+        "quiz_riddle": float(quiz_form(question) == RIDDLE),
     }
 
 

@@ -102,6 +102,23 @@ _AUXILIARY = re.compile(r"^(can|could|do|does|did|is|are|was|were|will|would|sho
 _WH = re.compile(r"\b(what|which|who|whom|whose|where|when|why|how)\b")
 
 
+# Quiz forms (the shapes of quiz and trivia games): a blank to fill in ("a wolf is tamed with a ___"), a riddle
+# that ends "who am I?" / "what block am I?". The reader has no reading of its own for them, so they are
+# signals of the confidence (confidence/signals.py): their answers are right less often than they look.
+BLANK, RIDDLE = "blank", "riddle"
+_BLANK = re.compile(r"_{2,}")
+_RIDDLE = re.compile(r"\b(who|what|which)(\s+\w+)?\s+am\s+i\W*$", re.IGNORECASE)   # at the end
+
+
+def quiz_form(question: str) -> str | None:
+    """BLANK, RIDDLE or None."""
+    if _BLANK.search(question):
+        return BLANK
+    if _RIDDLE.search(question):
+        return RIDDLE
+    return None
+
+
 def is_yes_no(question: str) -> bool:
     """Whether a question asks for yes or no (``_CLAIM``, ``_AUXILIARY``): as typed, its question mark included."""
     text = CHAT_YOU.sub("you", " ".join(question.lower().split()))
