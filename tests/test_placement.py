@@ -85,13 +85,18 @@ def test_the_same_answer_is_cited_from_the_page_ranked_higher():
     assert arrange("what do zombies drop", [villager, zombie], PlacementSettings(enabled=False))[0] is villager
 
 
-def test_the_bundled_wiki_cites_zombie_for_zombie_drops_and_reads_past_the_blaze_rods_opener(bundled_index, tmp_path):
+def test_the_bundled_wiki_answers_issue_47s_tries_right_or_says_not_sure(bundled_index, tmp_path):
     with assemble(Config(home=tmp_path), bundled_index) as jarvis:
         zombie = jarvis.ask("what do zombies drop")
         assert zombie.title == "Zombie" and "rotten flesh" in zombie.text.lower()
         rod = jarvis.ask("what is a blaze rod used for")
         assert "rest of the game" not in rod.text
         assert rod.abstained or "brewing" in rod.text.lower()
+        # Issue 47's other sample-wiki tries: right, or "not sure".
+        coal = jarvis.ask("how many items does one coal smelt")
+        assert coal.abstained or coal.text.split()[0] == "8", coal.text     # not the coal block's 80
+        skeleton = jarvis.ask("skeleton drops")
+        assert skeleton.abstained or "Stray" not in skeleton.text, skeleton.text
 
 @pytest.fixture(scope="module")
 def unsure_config(tmp_path_factory) -> Config:
