@@ -2,9 +2,12 @@
 default: what a modpack's wiki or the whole Minecraft Wiki brings), indexed with the default (passage) profile on
 this machine, in a child process (its progress on stderr): the build's wall time, CPU time and peak RSS, and the
 index's size on disk; then the p50 of a question's search and of a whole question (``Jarvis.ask``, Jarvis's own
-reader, no answer cache) on it and, for comparison, on the bed itself.
+reader, no answer cache) on it and, for comparison, on the bed itself, the two interleaved.
 
     python -m jarvis_lab.bench.bench_scale [--pages 20000] [--work DIR] [--json out.json] [--chart scale.png]
+
+Run again with the same ``--work``, it measures the questions again on the index built there (the build's own
+figures are kept beside it, build-N.json).
 
 This measures cost, not quality: the copies answer nothing new. Needs ../shared/realwiki; asserts nothing.
 """
@@ -69,8 +72,11 @@ def size_mb(path: Path) -> float:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6
 
 
-def question_p50s(index_dir: Path, questions: list[str]) -> dict[str, float]:
-    """The p50 seconds of a question's search (its 30 best passages) and of the whole question, on one index."""
+def question_p50s(index_dirs: list[Path], questions: list[str], rounds: int = 2) -> list[dict[str, float]]:
+    """The p50 seconds of a question's search (its 30 best passages) and of the whole question on each index,
+    the indexes interleaved question by question (``rounds`` times over), so that the machine's load falls
+    on each alike."""
+    from contextlib import ExitStack
     from dataclasses import replace
 
     from jarvis.assembly import assemble
@@ -80,17 +86,24 @@ def question_p50s(index_dir: Path, questions: list[str]) -> dict[str, float]:
 
     config = Config()
     config = replace(config, reader=replace(config.reader, cache_size=0))
-    with Searcher(index_dir, config.retrieval) as searcher, assemble(config, searcher=searcher) as jarvis:
-        jarvis.ask("warm up")
-        search, whole = [], []
-        for question in questions:
-            began = time.perf_counter()
-            searcher.passages(question, 30)
-            search.append(time.perf_counter() - began)
-            began = time.perf_counter()
-            jarvis.ask(question)
-            whole.append(time.perf_counter() - began)
-    return {"search": percentile(search, 0.5), "ask": percentile(whole, 0.5)}
+    with ExitStack() as stack:
+        opened = []
+        for index_dir in index_dirs:
+            searcher = stack.enter_context(Searcher(index_dir, config.retrieval))
+            jarvis = stack.enter_context(assemble(config, searcher=searcher))
+            jarvis.ask("warm up")
+            opened.append((searcher, jarvis))
+        times = [{"search": [], "ask": []} for _ in opened]
+        for _ in range(rounds):
+            for question in questions:
+                for (searcher, jarvis), kept in zip(opened, times):
+                    began = time.perf_counter()
+                    searcher.passages(question, 30)
+                    kept["search"].append(time.perf_counter() - began)
+                    began = time.perf_counter()
+                    jarvis.ask(question)
+                    kept["ask"].append(time.perf_counter() - began)
+    return [{name: percentile(values, 0.5) for name, values in kept.items()} for kept in times]
 
 
 def main() -> None:
@@ -110,12 +123,18 @@ def main() -> None:
     config = Config()
     work = Path(args.work or tempfile.mkdtemp(prefix="jarvis-scale-"))
     bed = realbed_corpus(config.home, PAGES, config.crawl, progress=False)
-    corpus = scaled_corpus(bed, args.pages, work / f"corpus-{args.pages}.jsonl")
-    built = build_in_child(corpus, work / f"index-{args.pages}")
+    index_dir, figures = work / f"index-{args.pages}", work / f"build-{args.pages}.json"
+    if figures.is_file() and (index_dir / "CURRENT").is_file():   # a build of an earlier run: measure it again
+        print(f"reusing the build in {index_dir} ({figures})", file=sys.stderr)
+        built = json.loads(figures.read_text(encoding="utf-8"))
+    else:
+        corpus = scaled_corpus(bed, args.pages, work / f"corpus-{args.pages}.jsonl")
+        built = build_in_child(corpus, index_dir)
+        figures.write_text(json.dumps(built, indent=1) + "\n", encoding="utf-8")
     questions = [q.text for q in load_questions(args.questions)][:200]
     bed_index = ensure_index(bed, config.home / "eval-indexes" / corpus_key(bed) / "tuned", progress=False)
-    scaled, on_bed = question_p50s(work / f"index-{args.pages}", questions), question_p50s(Path(bed_index), questions)
-    result = {"pages": args.pages, **built, "index_mb": size_mb(work / f"index-{args.pages}"),
+    scaled, on_bed = question_p50s([index_dir, Path(bed_index)], questions)
+    result = {"pages": args.pages, **built, "index_mb": size_mb(index_dir),
               "bed_index_mb": size_mb(Path(bed_index)),
               "search_p50_s_scaled": scaled["search"], "search_p50_s_bed": on_bed["search"],
               "ask_p50_s_scaled": scaled["ask"], "ask_p50_s_bed": on_bed["ask"]}
