@@ -305,9 +305,10 @@ class Jarvis:
                           site=getattr(top, "site", "") if top else "", several_sites=several)
         span, decision = judged.span, judged.decision
         shown = span if decision.stated else self.unsure_pointer(question, judged, pages)
+        read_in = sentence_around(span)   # the span's own sentence: what a stated reply quotes
         return Answer(question, span.text, span.score, shown.passage.title, self.reader.name,
                       time.perf_counter() - began, url=shown.passage.url, pages=titles,
-                      sentence=sentence_around(shown), span_sentence=sentence_around(span),
+                      sentence=read_in if shown is span else sentence_around(shown), span_sentence=read_in,
                       confidence=decision.confidence,
                       abstained=not decision.stated, site=shown.passage.site, several_sites=several,
                       rule=decision.rule, threshold=decision.threshold, passage=span.passage, start=span.start,

@@ -66,13 +66,14 @@ def answer_signals(question: str, answer: str, title: str, analyzer: TermAnalyze
     asked = set(analyzer.terms(expanded_question or question))
     title_terms = set(analyzer.terms(title))
     words = answer.split()
+    form = quiz_form(question)
     return {
         "question_names_page": float(bool(title_terms) and title_terms <= asked),
         "question_terms": math.log1p(len(analyzer.terms(question))),
         "answer_words": math.log1p(len(words)),
         "answer_has_number": float(any(c.isdigit() for c in answer)),
-        "quiz_blank": float(quiz_form(question) == BLANK),
-        "quiz_riddle": float(quiz_form(question) == RIDDLE),
+        "quiz_blank": float(form == BLANK),
+        "quiz_riddle": float(form == RIDDLE),
     }
 
 
